@@ -1,1 +1,15 @@
-export {};
+export { type Lab, type LabLine, type LabLineOptions, type LabOptions, startLab, startLabLine } from "./lab";
+export { ENDPOINTS, type Endpoint, LabError, type LineOptions, type LineStats, type Usage } from "./line";
+export {
+  DEFAULTS as MODE_DEFAULTS,
+  type FaultMode,
+  type FaultSetting,
+  LAB_MODES,
+  type LabMode,
+  type ModeParams,
+  type ModeParamsMap,
+  type ModeRequest,
+  type ModeSetting,
+  isLabMode,
+  parseModeRequest,
+} from "./modes";

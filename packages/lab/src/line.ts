@@ -1,0 +1,234 @@
+// One simulated upstream line: its options, its current mode and the state a mode needs
+// (a request counter for the seeded choices, the flaky phase, the cache `stale` replays).
+import { type Answer, composeAnswer } from "./answers";
+import { dropJsonFields, truncateText } from "./content-faults";
+import { type FaultSetting, type LabMode, type ModeRequest, type ModeSetting, parseModeRequest } from "./modes";
+import { hashString, hexFrom, mulberry32, rngFor, seedToNumber } from "./prng";
+import { type PromptView, cacheKey, recognise } from "./prompt";
+
+export const ENDPOINTS = ["chat.completions", "completions", "embeddings", "models"] as const;
+export type Endpoint = (typeof ENDPOINTS)[number];
+
+export interface LineOptions {
+  /** Letters, digits, `.`, `_`, `-`; it is a path segment of the line's base URL. */
+  name: string;
+  /** Default: the name, so every line is deterministic and lines differ from each other. */
+  seed?: number | string;
+  /** When set, `/v1/*` requires `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Default `ok`. */
+  mode?: LabMode | ModeRequest;
+  /** Added to every answer; default 0. */
+  baseLatencyMs?: number;
+  /** Up to this much more, chosen by the seed per request; default 0. */
+  latencyJitterMs?: number;
+  /** Listed by `GET /v1/models` and used when a request names no model; default `lab-model`. */
+  model?: string;
+  /** Pause between SSE chunks; default 0 (all chunks in one write). */
+  streamChunkDelayMs?: number;
+}
+
+export interface LineStats {
+  name: string;
+  mode: LabMode;
+  /** The mode with every parameter resolved. */
+  setting: ModeSetting;
+  /** Requests received on `/v1/*`, answered or not. */
+  requests: number;
+  byEndpoint: Record<Endpoint, number>;
+  /** Answers sent, by HTTP status. */
+  byStatus: Record<string, number>;
+  /** Requests left hanging by `hang`. */
+  hung: number;
+}
+
+export interface Usage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** One generated answer, as a cache would keep it. */
+export interface Reply {
+  id: string;
+  created: number;
+  model: string;
+  content: string;
+  finishReason: "stop";
+  /** null when `drop-fields` removed it. */
+  usage: Usage | null;
+}
+
+export type Plan =
+  | { action: "hang" }
+  | { action: "error"; delayMs: number; status: number; retryAfterSec: number | null }
+  | { action: "answer"; delayMs: number; fault: FaultSetting };
+
+const LINE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const CACHE_LIMIT = 64;
+
+export class LabError extends Error {
+  override name = "LabError";
+}
+
+export function resolveMode(mode: LabMode | ModeRequest | undefined): ModeSetting {
+  const parsed = parseModeRequest(typeof mode === "string" ? { mode } : (mode ?? { mode: "ok" }));
+  if (!parsed.ok) throw new LabError(parsed.error);
+  return parsed.value;
+}
+
+export class VirtualLine {
+  readonly name: string;
+  readonly apiKey: string | null;
+  readonly model: string;
+  readonly streamChunkDelayMs: number;
+  private readonly seed: number;
+  private readonly baseLatencyMs: number;
+  private readonly latencyJitterMs: number;
+  private setting: ModeSetting;
+  private seq = 0;
+  /** Requests since the mode was last set: the flaky phase. */
+  private sinceModeSet = 0;
+  private readonly cache = new Map<string, Reply>();
+  private readonly counters = {
+    requests: 0,
+    byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
+    byStatus: {} as Record<string, number>,
+    hung: 0,
+  };
+
+  constructor(options: LineOptions) {
+    if (!LINE_NAME.test(options.name)) {
+      throw new LabError(`line name must match ${LINE_NAME}; got ${JSON.stringify(options.name)}`);
+    }
+    this.name = options.name;
+    this.seed = seedToNumber(options.seed ?? options.name);
+    this.apiKey = options.apiKey ?? null;
+    this.model = options.model ?? "lab-model";
+    this.baseLatencyMs = nonNegative(options.baseLatencyMs, "baseLatencyMs");
+    this.latencyJitterMs = nonNegative(options.latencyJitterMs, "latencyJitterMs");
+    this.streamChunkDelayMs = nonNegative(options.streamChunkDelayMs, "streamChunkDelayMs");
+    this.setting = resolveMode(options.mode);
+  }
+
+  setMode(setting: ModeSetting): void {
+    this.setting = setting;
+    this.sinceModeSet = 0;
+  }
+
+  stats(): LineStats {
+    const { requests, byEndpoint, byStatus, hung } = this.counters;
+    return {
+      name: this.name,
+      mode: this.setting.mode,
+      setting: this.setting,
+      requests,
+      byEndpoint: { ...byEndpoint },
+      byStatus: { ...byStatus },
+      hung,
+    };
+  }
+
+  /** Counts the request and gives it its sequence number, the key of every seeded choice. */
+  arrive(endpoint: Endpoint): number {
+    this.counters.requests += 1;
+    this.counters.byEndpoint[endpoint] += 1;
+    return this.seq++;
+  }
+
+  answered(status: number): void {
+    this.counters.byStatus[status] = (this.counters.byStatus[status] ?? 0) + 1;
+  }
+
+  hung(): void {
+    this.counters.hung += 1;
+  }
+
+  /** What happens to request `seq`: flaky picks its phase, rates roll the seeded dice. */
+  plan(seq: number): Plan {
+    let fault: FaultSetting;
+    if (this.setting.mode === "flaky") {
+      fault = this.sinceModeSet % 2 === 0 ? { mode: "ok" } : this.setting.fault;
+    } else {
+      fault = this.setting;
+    }
+    this.sinceModeSet += 1;
+    const jitter = this.latencyJitterMs > 0 ? Math.floor(rngFor(this.seed, seq, "latency")() * (this.latencyJitterMs + 1)) : 0;
+    let delayMs = this.baseLatencyMs + jitter;
+    switch (fault.mode) {
+      case "hang":
+        return { action: "hang" };
+      case "slow":
+        delayMs += fault.latencyMs;
+        return { action: "answer", delayMs, fault: { mode: "ok" } };
+      case "errors":
+        if (fault.rate >= 1 || rngFor(this.seed, seq, "fault")() < fault.rate) {
+          return { action: "error", delayMs, status: fault.status, retryAfterSec: null };
+        }
+        return { action: "answer", delayMs, fault: { mode: "ok" } };
+      case "rate-limit":
+        if (fault.rate >= 1 || rngFor(this.seed, seq, "fault")() < fault.rate) {
+          return { action: "error", delayMs, status: 429, retryAfterSec: fault.retryAfterSec };
+        }
+        return { action: "answer", delayMs, fault: { mode: "ok" } };
+      default:
+        return { action: "answer", delayMs, fault };
+    }
+  }
+
+  /** A chat or completion answer under a content fault (ok, truncate, drop-fields, stale, downgrade). */
+  reply(endpoint: Endpoint, requestModel: string | null, view: PromptView, seq: number, fault: FaultSetting, now: number): Reply {
+    const model = requestModel ?? this.model;
+    const key = cacheKey(endpoint, model, view);
+    if (fault.mode === "stale") {
+      const cached = this.cache.get(key);
+      if (cached) return cached;
+    }
+    const size = fault.mode === "downgrade" ? "small" : "full";
+    let answer: Answer = composeAnswer(recognise(view), view, size, rngFor(this.seed, seq, "content"));
+    if (fault.mode === "truncate") answer = { content: truncateText(answer.content, fault.fraction), json: null };
+    if (fault.mode === "drop-fields" && answer.json) {
+      const json = dropJsonFields(answer.json, fault.fields, rngFor(this.seed, seq, "fault"));
+      answer = { content: JSON.stringify(json), json };
+    }
+    const promptTokens = Math.ceil(view.promptChars / 4);
+    const completionTokens = Math.ceil(answer.content.length / 4);
+    const reply: Reply = {
+      id: `${endpoint === "completions" ? "cmpl" : "chatcmpl"}-${hexFrom(rngFor(this.seed, seq, "id"), 24)}`,
+      created: Math.floor(now / 1000),
+      model,
+      content: answer.content,
+      finishReason: "stop",
+      usage:
+        fault.mode === "drop-fields"
+          ? null
+          : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    };
+    this.remember(key, reply);
+    return reply;
+  }
+
+  /** A unit vector from the seed and the text: the same input always embeds the same way. */
+  embed(text: string, dimensions: number, fault: FaultSetting): number[] {
+    const rng = mulberry32(this.seed ^ hashString(text));
+    const raw = Array.from({ length: dimensions }, () => rng() * 2 - 1);
+    const norm = Math.sqrt(raw.reduce((sum, v) => sum + v * v, 0)) || 1;
+    const vector = raw.map((v) => Math.round((v / norm) * 1e6) / 1e6);
+    return fault.mode === "truncate" ? vector.slice(0, Math.round(vector.length * fault.fraction)) : vector;
+  }
+
+  private remember(key: string, reply: Reply): void {
+    this.cache.delete(key);
+    this.cache.set(key, reply);
+    if (this.cache.size > CACHE_LIMIT) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest !== undefined) this.cache.delete(oldest);
+    }
+  }
+}
+
+function nonNegative(value: number | undefined, field: string): number {
+  if (value === undefined) return 0;
+  if (!Number.isFinite(value) || value < 0) throw new LabError(`${field} must be a number ≥ 0; got ${value}`);
+  return value;
+}
