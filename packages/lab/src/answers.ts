@@ -81,11 +81,12 @@ const ECHO_FULL = [
 ] as const;
 const ECHO_SMALL = ["It is echoed to check the answer.", "This shows the reply is new."] as const;
 
+const GENERIC_OPENERS = ["Here is a short answer.", "Good question.", "In brief:", "Sure.", "Happy to help."] as const;
 const GENERIC_FULL = [
-  "Here is a short answer: the usual approach works well, as long as you check the result against what you expected.",
-  "In brief, it depends on the context, but a careful first step is to confirm the inputs and then verify the output.",
-  "Good question. The simplest reliable path is to start small, measure what happens, and adjust from there.",
-  "The short version: it can be done, and the details matter less than checking that the outcome is what you need.",
+  "The usual approach works well, as long as you check the result against what you expected.",
+  "It depends on the context, but a careful first step is to confirm the inputs and then verify the output.",
+  "The simplest reliable path is to start small, measure what happens, and adjust from there.",
+  "It can be done, and the details matter less than checking that the outcome is what you need.",
 ] as const;
 const GENERIC_SMALL = ["Yes, that works.", "It depends.", "You can do that."] as const;
 
@@ -103,7 +104,7 @@ export function composeAnswer(kind: AnswerKind, view: PromptView, size: ModelSiz
     case "echo":
       return plain(`${kind.nonce}\n${pick(rng, size === "full" ? ECHO_FULL : ECHO_SMALL)}`);
     case "generic": {
-      const sentence = pick(rng, size === "full" ? GENERIC_FULL : GENERIC_SMALL);
+      const sentence = size === "full" ? `${pick(rng, GENERIC_OPENERS)} ${pick(rng, GENERIC_FULL)}` : pick(rng, GENERIC_SMALL);
       return plain(view.nonce ? `${sentence} (ref ${view.nonce})` : sentence);
     }
   }

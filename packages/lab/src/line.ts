@@ -89,7 +89,8 @@ export class VirtualLine {
   private seq = 0;
   /** Requests since the mode was last set: the flaky phase. */
   private sinceModeSet = 0;
-  private readonly cache = new Map<string, Reply>();
+  /** The last reply per prompt (what `stale` replays) and the content composed before any fault. */
+  private readonly cache = new Map<string, { reply: Reply; composed: string }>();
   private readonly counters = {
     requests: 0,
     byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
@@ -182,10 +183,18 @@ export class VirtualLine {
     const key = cacheKey(endpoint, model, view);
     if (fault.mode === "stale") {
       const cached = this.cache.get(key);
-      if (cached) return cached;
+      if (cached) return cached.reply;
     }
     const size = fault.mode === "downgrade" ? "small" : "full";
-    let answer: Answer = composeAnswer(recognise(view), view, size, rngFor(this.seed, seq, "content"));
+    const kind = recognise(view);
+    let answer: Answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, "content"));
+    // A sampling model rarely says the same thing twice in a row; re-roll a repeat so that
+    // `varies` never flags a healthy line (answers with one right form, like "155", stay).
+    const previous = this.cache.get(key)?.composed;
+    for (let attempt = 1; attempt <= 4 && answer.content === previous; attempt++) {
+      answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, `content:${attempt}`));
+    }
+    const composed = answer.content;
     if (fault.mode === "truncate") answer = { content: truncateText(answer.content, fault.fraction), json: null };
     if (fault.mode === "drop-fields" && answer.json) {
       const json = dropJsonFields(answer.json, fault.fields, rngFor(this.seed, seq, "fault"));
@@ -204,7 +213,7 @@ export class VirtualLine {
           ? null
           : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
-    this.remember(key, reply);
+    this.remember(key, { reply, composed });
     return reply;
   }
 
@@ -217,9 +226,9 @@ export class VirtualLine {
     return fault.mode === "truncate" ? vector.slice(0, Math.round(vector.length * fault.fraction)) : vector;
   }
 
-  private remember(key: string, reply: Reply): void {
+  private remember(key: string, entry: { reply: Reply; composed: string }): void {
     this.cache.delete(key);
-    this.cache.set(key, reply);
+    this.cache.set(key, entry);
     if (this.cache.size > CACHE_LIMIT) {
       const oldest = this.cache.keys().next().value;
       if (oldest !== undefined) this.cache.delete(oldest);

@@ -1,1 +1,49 @@
-export {};
+// Scoring core (SPEC §4) and the protocol adapters it reads answers with. Pure: no I/O, no clock.
+export { fillTemplate, type TemplateVars } from "./template";
+export {
+  BASELINE_WARMUP,
+  BASELINE_WINDOW,
+  type Baseline,
+  type BaselineEntry,
+  baselineWeight,
+  computeBaseline,
+  EMPTY_BASELINE,
+  RECENT_HASHES,
+  STALE_RUN,
+} from "./baseline";
+export {
+  COMPONENT_NAMES,
+  DEFAULT_WEIGHTS,
+  PASS_SCORE,
+  type ScoreWeights,
+  scoreFromComponents,
+} from "./weights";
+export {
+  type ComponentScore,
+  type ProbeObservation,
+  type ScoredProbe,
+  type ScoreProbeInput,
+  type ScoringContext,
+  scoreProbe,
+} from "./score-probe";
+export { LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
+export { compilePattern, scoreFields } from "./fields";
+export {
+  ANSWER_BURIED_SCORE,
+  type AnswerVerdict,
+  judgeAnswer,
+  SHORT_ANSWER_TOKENS,
+  scoreFreshness,
+} from "./freshness";
+export {
+  LATENCY_SLACK_MS,
+  SUSPICIOUS_LATENCY_RATIO,
+  SUSPICIOUS_LATENCY_SCORE,
+  SUSPICIOUS_LENGTH_RATIO,
+  scoreLatency,
+} from "./latency";
+export { hardFailureReason, isHardFailure, scoreStatus } from "./status";
+export { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "./line-score";
+export { getPath, parsePath } from "./json-path";
+export { answerTokens, charLength, normalizeAnswer, parseAnswerJson } from "./text";
+export * from "../protocols/index";

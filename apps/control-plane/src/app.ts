@@ -1,0 +1,73 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { type AuthEnv, type TokenStore, authMiddleware } from "./auth";
+import type { AppDeps } from "./deps";
+import { ApiError, envelope } from "./errors";
+import { type LineHooks, lineRoutes } from "./routes/lines/index";
+import { type RouteHooks, routeRoutes } from "./routes/routes/index";
+import { sampleRoutes } from "./routes/samples/index";
+import { renderDocsPage } from "./routes/system/docs-page";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The parts of the running control plane the HTTP layer calls into. */
+export interface Services extends LineHooks, RouteHooks {
+  tokens: TokenStore;
+}
+
+export function createApp(deps: AppDeps, services: Services) {
+  const app = new OpenAPIHono<AuthEnv>();
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return c.json(envelope(error.code, error.message, error.details), error.status);
+    if (error instanceof HTTPException && error.status < 500) {
+      // Hono's own 4xx (e.g. malformed JSON from the validator).
+      return c.json(envelope("invalid_request", error.message), 400);
+    }
+    deps.logger.error("unhandled error", { path: c.req.path, method: c.req.method, error: String(error) });
+    return c.json(envelope("internal", "internal error"), 500);
+  });
+  app.notFound((c) => c.json(envelope("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/readyz", async (c) => {
+    try {
+      await deps.database.ping();
+      return c.json({ status: "ready", database: "ok" });
+    } catch (error) {
+      return c.json({ ...envelope("unavailable", "database unreachable"), status: "not ready", database: String(error) }, 503);
+    }
+  });
+
+  app.use(
+    "/v1/*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      // The rest of the body is never read: close the connection so it cannot be reused half-read.
+      onError: (c) => c.json(envelope("payload_too_large", `request body over ${MAX_BODY_BYTES} bytes`), 413, { connection: "close" }),
+    }),
+  );
+  app.use("/v1/*", authMiddleware(services.tokens));
+
+  app.route("/v1/lines", lineRoutes(deps, services));
+  app.route("/v1/samples", sampleRoutes(deps));
+  app.route("/v1/routes", routeRoutes(deps, services));
+
+  const docConfig = {
+    openapi: "3.1.0",
+    info: {
+      title: "linewatch control plane",
+      version: "1",
+      description: "Probes LLM upstream lines with golden samples, scores their content and publishes weight tables for routers.",
+    },
+    security: [{ bearer: [] }],
+  };
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  app.doc31("/openapi.json", docConfig);
+  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig) as never)));
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

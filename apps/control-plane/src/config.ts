@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+const Bool = z
+  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
+  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().url().optional(),
+  LINEWATCH_DATA_DIR: z.string().min(1).default("./.linewatch/data"),
+  /** 32 bytes as 64 hex chars or base64; unset → generated once into the data directory. */
+  LINEWATCH_SECRET_KEY: z.string().min(1).optional(),
+  /** Previous secret key, accepted for decryption during a rotation. */
+  LINEWATCH_SECRET_KEY_PREVIOUS: z.string().min(1).optional(),
+  LINEWATCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(8),
+  LINEWATCH_PROBES_DIR: z.string().min(1).optional(),
+  LINEWATCH_SHIPPED_SAMPLES: Bool.default(true),
+  LINEWATCH_SCHEDULER: Bool.default(true),
+  LINEWATCH_RETENTION_DAYS: z.coerce.number().min(0.001).max(3650).default(7),
+  /** Hosts or CIDRs an upstream may use even though they look like cloud metadata / link-local. */
+  LINEWATCH_ALLOW_UPSTREAM_HOSTS: z.string().default(""),
+  /** Bootstrap admin token (e.g. from a secret store); stored hashed on start. */
+  LINEWATCH_ADMIN_TOKEN: z.string().min(16).optional(),
+  LINEWATCH_REPLICA_ID: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  secretKey: string | undefined;
+  secretKeyPrevious: string | undefined;
+  maxInFlight: number;
+  probesDir: string | undefined;
+  shippedSamples: boolean;
+  scheduler: boolean;
+  retentionDays: number;
+  allowUpstreamHosts: string[];
+  adminToken: string | undefined;
+  replicaId: string | undefined;
+  logLevel: "debug" | "info" | "warn" | "error" | "silent";
+}>;
+
+/** The one place that reads process.env. Throws a readable error naming the bad variable. */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.LINEWATCH_DATA_DIR,
+    secretKey: e.LINEWATCH_SECRET_KEY,
+    secretKeyPrevious: e.LINEWATCH_SECRET_KEY_PREVIOUS,
+    maxInFlight: e.LINEWATCH_MAX_IN_FLIGHT,
+    probesDir: e.LINEWATCH_PROBES_DIR,
+    shippedSamples: e.LINEWATCH_SHIPPED_SAMPLES,
+    scheduler: e.LINEWATCH_SCHEDULER,
+    retentionDays: e.LINEWATCH_RETENTION_DAYS,
+    allowUpstreamHosts: e.LINEWATCH_ALLOW_UPSTREAM_HOSTS.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+    adminToken: e.LINEWATCH_ADMIN_TOKEN,
+    replicaId: e.LINEWATCH_REPLICA_ID,
+    logLevel: e.LOG_LEVEL,
+  });
+}

@@ -1,0 +1,19 @@
+import type { Database } from "@linewatch/db";
+import type { Config } from "./config";
+import type { Logger } from "./logger";
+import type { SecretBox } from "./secrets";
+
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Everything the app needs comes in here: no module-level singletons. */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  secrets: SecretBox;
+}

@@ -1,0 +1,59 @@
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export type ErrorCode =
+  | "invalid_request"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "payload_too_large"
+  | "unavailable"
+  | "internal";
+
+export interface ErrorDetail {
+  field?: string;
+  message: string;
+}
+
+/** A typed error at the HTTP edge; one onError turns it into the SPEC §3 envelope. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+  }
+}
+
+export class ValidationError extends ApiError {
+  constructor(message: string, details: ErrorDetail[] = []) {
+    super(400, "invalid_request", message, details);
+  }
+  static field(field: string, message: string): ValidationError {
+    return new ValidationError(`${field}: ${message}`, [{ field, message }]);
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(what: string) {
+    super(404, "not_found", `${what} not found`);
+  }
+}
+
+export class ConflictError extends ApiError {
+  constructor(message: string, details: ErrorDetail[] = []) {
+    super(409, "conflict", message, details);
+  }
+}
+
+export class UnavailableError extends ApiError {
+  constructor(message: string) {
+    super(503, "unavailable", message);
+  }
+}
+
+export function envelope(code: ErrorCode, message: string, details: ErrorDetail[] = []) {
+  return { error: { code, message, details } };
+}

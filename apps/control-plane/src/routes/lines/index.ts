@@ -1,0 +1,149 @@
+import { createRoute } from "@hono/zod-openapi";
+import {
+  type LineWrite,
+  deleteLine,
+  getLine,
+  getRouteRow,
+  insertLine,
+  isUniqueViolation,
+  listLines,
+  updateLine,
+} from "@linewatch/db";
+import type { AppDeps } from "../../deps";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { upstreamUrlProblem } from "../../url-guard";
+import { IdParam, createRouter, errorResponses, isUuid, json, jsonBody } from "../common";
+import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
+
+const tags = ["lines"];
+
+export interface LineHooks {
+  /** Called after a change that may alter the tables of these routes. */
+  linesChanged(routes: string[]): Promise<void>;
+}
+
+export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
+  const app = createRouter();
+  const db = deps.database.db;
+
+  async function checkRefs(body: Pick<LinePatch, "routes" | "baseUrl">) {
+    if (body.baseUrl) {
+      const problem = upstreamUrlProblem(body.baseUrl, deps.config.allowUpstreamHosts);
+      if (problem) throw ValidationError.field("baseUrl", problem);
+    }
+    for (const [i, m] of (body.routes ?? []).entries()) {
+      if (!(await getRouteRow(db, m.route))) {
+        throw new NotFoundError(`route ${JSON.stringify(m.route)} (routes.${i}.route); create it with POST /v1/routes`);
+      }
+    }
+  }
+
+  const duplicateName = (name: string | undefined) => new ConflictError(`a line named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Register a line",
+      request: jsonBody(LineCreateSchema),
+      responses: { 201: json(LineSchema, "The line"), ...errorResponses },
+    }),
+    async (c) => {
+      const body: LineCreate = c.req.valid("json");
+      await checkRefs(body);
+      const write: LineWrite = {
+        name: body.name,
+        tier: body.tier,
+        protocol: body.protocol,
+        baseUrl: body.baseUrl,
+        model: body.model,
+        apiKeyEnc: body.apiKey ? deps.secrets.encrypt(body.apiKey) : null,
+        headers: body.headers ?? {},
+        routes: body.routes,
+        probeIntervalSec: body.probeIntervalSec,
+        timeoutMs: body.timeoutMs ?? null,
+        dailyQuota: body.dailyQuota ?? null,
+        probeBudgetPct: body.probeBudgetPct,
+        maxShare: body.maxShare ?? null,
+        adminState: body.adminState,
+      };
+      const line = await insertLine(db, write).catch((e: unknown) => {
+        throw isUniqueViolation(e) ? duplicateName(body.name) : e;
+      });
+      await hooks.linesChanged(line.routes.map((r) => r.route));
+      c.header("Location", `/v1/lines/${line.id}`);
+      return c.json(line, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({ method: "get", path: "/", tags, summary: "List lines", responses: { 200: json(LineListSchema, "All lines"), ...errorResponses } }),
+    async (c) => c.json({ lines: await listLines(db) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Get a line",
+      request: { params: IdParam },
+      responses: { 200: json(LineSchema, "The line"), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const line = isUuid(id) ? await getLine(db, id) : null;
+      if (!line) throw new NotFoundError(`line ${id}`);
+      return c.json(line, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Change a line (including adminState: drain, disable, re-enable)",
+      request: { params: IdParam, ...jsonBody(LinePatchSchema) },
+      responses: { 200: json(LineSchema, "The changed line"), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const body: LinePatch = c.req.valid("json");
+      const before = isUuid(id) ? await getLine(db, id) : null;
+      if (!before) throw new NotFoundError(`line ${id}`);
+      await checkRefs(body);
+      const { apiKey, ...rest } = body;
+      const patch: Partial<LineWrite> = { ...rest } as Partial<LineWrite>;
+      if (apiKey !== undefined) patch.apiKeyEnc = apiKey === null ? null : deps.secrets.encrypt(apiKey);
+      const line = await updateLine(db, id, patch, new Date(deps.clock.now())).catch((e: unknown) => {
+        throw isUniqueViolation(e) ? duplicateName(body.name) : e;
+      });
+      if (!line) throw new NotFoundError(`line ${id}`);
+      await hooks.linesChanged([...new Set([...before.routes, ...line.routes].map((r) => r.route))]);
+      return c.json(line, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a line (its memberships, health and probe results go with it; events stay)",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const before = isUuid(id) ? await getLine(db, id) : null;
+      if (!before || !(await deleteLine(db, id))) throw new NotFoundError(`line ${id}`);
+      await hooks.linesChanged(before.routes.map((r) => r.route));
+      return c.body(null, 204);
+    },
+  );
+
+  return app;
+}
+

@@ -1,0 +1,98 @@
+// startRouter: the router composed and listening — used by main.ts, the tests and the
+// end-to-end suites (start it on port 0 with a control-plane URL).
+import type { AddressInfo } from "node:net";
+import { type ServerType, serve } from "@hono/node-server";
+import { Registry, collectDefaultMetrics } from "prom-client";
+import { Agent } from "undici";
+import { type Logger, type RouterClient, type Rng, createRouterClient, jsonLineLogger } from "@linewatch/router-client";
+import { createRouterApp } from "./app";
+import type { RouterConfig } from "./config";
+import { createMetrics } from "./metrics";
+
+export interface StartRouterOptions extends Partial<Omit<RouterConfig, "controlPlaneUrl">> {
+  controlPlaneUrl: string;
+  logger?: Logger;
+  rng?: Rng;
+  now?: () => number;
+  /** Process metrics (CPU, heap, event loop) on /metrics; default true. */
+  processMetrics?: boolean;
+  /** Passed to the router-client (e.g. backoff, startTimeoutMs, discoveryIntervalMs). */
+  clientOptions?: Partial<Parameters<typeof createRouterClient>[0]>;
+}
+
+export interface RunningRouter {
+  url: string;
+  port: number;
+  client: RouterClient;
+  app: ReturnType<typeof createRouterApp>;
+  close(): Promise<void>;
+}
+
+export async function startRouter(options: StartRouterOptions): Promise<RunningRouter> {
+  const logger = options.logger ?? jsonLineLogger;
+  const rng = options.rng ?? Math.random;
+  const now = options.now ?? Date.now;
+  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? 60_000;
+  const client = createRouterClient({
+    controlPlaneUrl: options.controlPlaneUrl,
+    token: options.token ?? undefined,
+    routes: options.routes ?? [],
+    cacheFile: options.cacheFile === undefined ? "./.linewatch/router-tables.json" : options.cacheFile,
+    waitSec: options.waitSec ?? 30,
+    rng,
+    now,
+    logger,
+    ...options.clientOptions,
+  });
+  const dispatcher = new Agent({
+    connect: { timeout: options.connectTimeoutMs ?? 5_000 },
+    keepAliveTimeout: 10_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+  const registry = new Registry();
+  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
+  const metrics = createMetrics(registry, { tableStatus: () => client.status(), now });
+  const app = createRouterApp({
+    tables: client,
+    dispatcher,
+    metrics,
+    rng,
+    now,
+    logger,
+    config: { upstreamTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? 8 * 1024 * 1024 },
+  });
+
+  await client.start();
+  let server: ServerType | undefined;
+  try {
+    server = await new Promise<ServerType>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: options.host ?? "127.0.0.1", port: options.port ?? 8788 }, () => resolve(s));
+      s.once("error", reject);
+    });
+  } catch (e) {
+    await client.close();
+    await dispatcher.close();
+    throw e;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const host = options.host && options.host !== "0.0.0.0" && options.host !== "::" ? options.host : "127.0.0.1";
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    port,
+    client,
+    app,
+    close() {
+      closed ??= (async () => {
+        const s = server as ServerType;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          if ("closeIdleConnections" in s) s.closeIdleConnections();
+        });
+        await client.close();
+        await dispatcher.close();
+      })();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The per-line health record (SPEC §5): plain JSON, persisted by the shell, restart-safe.
+import type { AdminState, ProbeResult } from "../types";
+
+export const HEALTH_STATES = ["healthy", "degraded", "cooldown", "probation", "drained", "disabled"] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/** The phases the probes drive; an admin overlay (drained/disabled) keeps one underneath. */
+export type ServicePhase =
+  | { state: "healthy" }
+  | { state: "degraded" }
+  | {
+      state: "cooldown";
+      since: number;
+      /** The line may enter probation at this time (or earlier, after `passCount` passes). */
+      until: number;
+      durationMs: number;
+    }
+  | {
+      state: "probation";
+      /** Index into `policy.probationSteps`. */
+      stage: number;
+      stageSince: number;
+      stagePasses: number;
+    };
+
+export type AdminPhase = { state: "drained" | "disabled"; resume: ServicePhase };
+
+export type Phase = ServicePhase | AdminPhase;
+
+/** A point of the trend window: candidates for the window's peak line score. */
+export interface TrendPoint {
+  at: number;
+  score: number;
+  probeId: string;
+}
+
+export interface Health {
+  phase: Phase;
+  /** When the current (public) state was entered. */
+  since: number;
+  /** Weight factor from the probes, anti-flap hold applied, 0–1. Admin overlays give 0 on top (see weightFactor). */
+  factor: number;
+  /** The factor is not raised before this time (set when it went down). */
+  holdUntil: number | null;
+  /** Last line score the caller gave (mean of the last 10 min), 0–100. */
+  lineScore: number | null;
+  /** Ids of the line's consecutive failed probes, newest last (at most failCount kept). */
+  failStreak: string[];
+  /** Ids of the line's consecutive passed probes, newest last (at most passCount kept). */
+  passStreak: string[];
+  /** Per sample whose latest probe failed: ids of its consecutive failures (at most failCount kept). */
+  sampleFailStreaks: Record<string, string[]>;
+  /** Length of the last cooldown since the line was last fully back in service; null: next one is the first. */
+  lastCooldownMs: number | null;
+  trend: TrendPoint[];
+  /** A trend alert halves the probe interval until this time. */
+  fastProbeUntil: number | null;
+  /** A confirming probe the shell owes this line. */
+  reprobe: { at: number; sampleId: string; probeId: string } | null;
+}
+
+/** What the health machine needs of a probe result. */
+export type HealthProbe = Pick<ProbeResult, "id" | "sampleId" | "score" | "passed" | "hardFailure" | "startedAt">;
+
+export type HealthEvent =
+  /** `lineScore`: the mean of the line's last 10 min of probe scores, this probe included. */
+  | { type: "probe"; result: HealthProbe; lineScore: number }
+  /** Time passes: cooldown end, probation steps, hold expiry. */
+  | { type: "tick" }
+  | { type: "admin"; adminState: AdminState };
+
+export const HEALTH_REASONS = [
+  "consecutive_failures",
+  "cooldown_elapsed",
+  "consecutive_passes",
+  "probation_step",
+  "probation_complete",
+  "probation_failure",
+  "line_score",
+  "hold_expired",
+  "admin",
+] as const;
+export type HealthReason = (typeof HEALTH_REASONS)[number];
+
+export type HealthEffect =
+  | { kind: "state_change"; from: HealthState; to: HealthState; reason: HealthReason; detail: string; probeIds: string[] }
+  /** `from`/`to` are weight factors (0–1), as weightFactor gives them. */
+  | { kind: "weight_change"; from: number; to: number; reason: HealthReason; detail: string; probeIds: string[] }
+  | {
+      kind: "trend_alert";
+      /** Peak line score within the window, and the line score now. */
+      from: number;
+      to: number;
+      windowMs: number;
+      detail: string;
+      probeIds: string[];
+    }
+  /** Probe `sampleId` again at `at` to confirm a first failure. */
+  | { kind: "reprobe"; at: number; sampleId: string; probeIds: string[] }
+  /** Probe at the fast interval (probeIntervalMs with fast: true) until `until`. */
+  | { kind: "fast_probe_until"; until: number; probeIds: string[] };
+
+export interface Transition {
+  health: Health;
+  effects: HealthEffect[];
+}

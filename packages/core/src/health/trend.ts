@@ -1,0 +1,31 @@
+// Trend alert (SPEC §5): a line-score drop of more than `trendDropPoints` within `trendWindowMs`.
+import type { TrendPoint } from "./health-types";
+import type { Policy } from "./policy";
+
+export interface TrendStep {
+  trend: TrendPoint[];
+  alert: { peak: TrendPoint } | null;
+}
+
+/**
+ * `trend` is a decreasing run of scores (a monotonic queue), so its head is the peak of the window
+ * and it stays short. `alerting` false: an alert is already running, only track.
+ */
+export function stepTrend(
+  trend: TrendPoint[],
+  point: TrendPoint,
+  policy: Policy,
+  alerting: boolean,
+): TrendStep {
+  const cut = point.at - policy.trendWindowMs;
+  let next = trend.filter((p) => p.at >= cut);
+  const peak = next[0];
+  let alert: TrendStep["alert"] = null;
+  if (alerting && peak && peak.score - point.score > policy.trendDropPoints) {
+    alert = { peak };
+    next = [];
+  }
+  while (next.length > 0 && next[next.length - 1]!.score <= point.score) next.pop();
+  next.push(point);
+  return { trend: next, alert };
+}

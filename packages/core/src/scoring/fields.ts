@@ -1,0 +1,82 @@
+// Fields: the share of the sample's content checks the answer meets — requiredFields,
+// each `contains` string and the `matches` pattern count one check each.
+import { getPath } from "./json-path";
+import { clamp01 } from "./numbers";
+import type { ComponentScore, ScoringContext } from "./score-probe";
+import { parseAnswerJson, quote } from "./text";
+
+const CONTENT_PREFIX = "content.";
+
+/** Present: not undefined, null, a blank string or an empty array. */
+function isPresent(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (typeof value === "string") return value.trim() !== "";
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+/** `/pattern/flags` or a bare pattern; null when it does not compile. */
+export function compilePattern(pattern: string): RegExp | null {
+  const literal = /^\/([\s\S]+)\/([dgimsuvy]*)$/.exec(pattern);
+  try {
+    return literal ? new RegExp(literal[1] ?? "", literal[2]) : new RegExp(pattern);
+  } catch {
+    return null; // the caller reports the sample's pattern as broken
+  }
+}
+
+export function scoreFields(ctx: ScoringContext): ComponentScore {
+  const { expect, observation, content } = ctx;
+  const reasons: string[] = [];
+  let checks = 0;
+  let met = 0;
+
+  const required = expect.requiredFields ?? [];
+  if (required.length > 0) {
+    const needsAnswerJson = required.some((f) => f === "content" || f.startsWith(CONTENT_PREFIX));
+    const answer = needsAnswerJson ? parseAnswerJson(content) : { ok: false as const };
+    const missing: string[] = [];
+    for (const field of required) {
+      checks += 1;
+      const value =
+        field === "content"
+          ? answer.ok
+            ? answer.value
+            : undefined
+          : field.startsWith(CONTENT_PREFIX)
+            ? answer.ok
+              ? getPath(answer.value, field.slice(CONTENT_PREFIX.length))
+              : undefined
+            : getPath(observation.json, field);
+      if (isPresent(value)) met += 1;
+      else missing.push(field);
+    }
+    if (needsAnswerJson && !answer.ok) reasons.push("answer is not JSON");
+    if (missing.length > 0) reasons.push(`missing fields: ${missing.join(", ")}`);
+  }
+
+  // Case-insensitive: "Status codes…" at the start of a sentence still says "status".
+  const haystack = content.toLowerCase();
+  const absent = (expect.contains ?? []).filter((text) => {
+    checks += 1;
+    const found = haystack.includes(text.toLowerCase());
+    if (found) met += 1;
+    return !found;
+  });
+  if (absent.length > 0) reasons.push(`does not contain ${absent.map((t) => quote(t)).join(", ")}`);
+
+  if (expect.matches !== undefined && expect.matches !== "") {
+    const re = compilePattern(expect.matches);
+    if (re === null) {
+      // The sample is broken, not the line: no check, but say so.
+      reasons.push(`the sample's matches pattern ${quote(expect.matches)} is not a valid regex (ignored)`);
+    } else {
+      checks += 1;
+      re.lastIndex = 0;
+      if (re.test(content)) met += 1;
+      else reasons.push(`does not match ${quote(expect.matches)}`);
+    }
+  }
+
+  return { score: checks === 0 ? 1 : clamp01(met / checks), reasons };
+}

@@ -1,0 +1,64 @@
+// Freshness: is this answer new and right? nonce echoed, not the same hash K times in a row,
+// the expected answer. Each failed check multiplies the component down.
+import { STALE_RUN } from "./baseline";
+import { clamp01 } from "./numbers";
+import type { ComponentScore, ScoringContext } from "./score-probe";
+import { answerTokens, containsTokens, normalizeAnswer, quote } from "./text";
+
+/** An answer of at most this many words (or 3× the expected answer's) is a "short answer". */
+export const SHORT_ANSWER_TOKENS = 8;
+/** The expected answer is only somewhere inside a long answer: probably right, not clean. */
+export const ANSWER_BURIED_SCORE = 0.5;
+
+export type AnswerVerdict = "exact" | "buried" | "wrong";
+
+/**
+ * "exact": the normalized content is the expected answer, or a short answer holds it as whole
+ * words ("The journey takes 155 minutes."). "buried": a long answer holds it. Else "wrong".
+ */
+export function judgeAnswer(content: string, expected: string): AnswerVerdict {
+  const want = normalizeAnswer(expected);
+  if (want === "") return "exact";
+  if (normalizeAnswer(content) === want) return "exact";
+  const tokens = answerTokens(content);
+  const wanted = answerTokens(expected);
+  if (!containsTokens(tokens, wanted)) return "wrong";
+  return tokens.length <= Math.max(SHORT_ANSWER_TOKENS, 3 * wanted.length) ? "exact" : "buried";
+}
+
+export function scoreFreshness(ctx: ScoringContext): ComponentScore {
+  const { expect, observation, baseline, content } = ctx;
+  const reasons: string[] = [];
+  let score = 1;
+
+  // Case-insensitive: a replayed answer cannot hold this probe's nonce in any case.
+  if (expect.nonce === true && observation.nonce !== "") {
+    if (!content.toLowerCase().includes(observation.nonce.toLowerCase())) {
+      score = 0;
+      reasons.push(`nonce ${observation.nonce} not echoed (cached answer?)`);
+    }
+  }
+
+  if (expect.varies === true && observation.contentHash !== null) {
+    const previous = baseline.recentHashes.slice(0, STALE_RUN - 1);
+    if (previous.length === STALE_RUN - 1 && previous.every((h) => h === observation.contentHash)) {
+      score = 0;
+      reasons.push(
+        `same answer ${STALE_RUN} probes in a row (hash ${observation.contentHash.slice(0, 12)}): stale cache?`,
+      );
+    }
+  }
+
+  if (expect.answer !== undefined) {
+    const verdict = judgeAnswer(content, expect.answer);
+    if (verdict === "wrong") {
+      score = 0;
+      reasons.push(`wrong answer: expected ${quote(expect.answer)}, got ${quote(content)}`);
+    } else if (verdict === "buried") {
+      score *= ANSWER_BURIED_SCORE;
+      reasons.push(`expected answer ${quote(expect.answer)} only found inside a long answer`);
+    }
+  }
+
+  return { score: clamp01(score), reasons };
+}

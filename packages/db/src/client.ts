@@ -1,0 +1,93 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import postgres from "postgres";
+import { migrateDb } from "./migrate";
+import * as schema from "./schema/index";
+
+export type Schema = typeof schema;
+/** The query surface both drivers share; queries are written once against it. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Database {
+  db: Db;
+  driver: "pglite" | "postgres";
+  /** Round-trip to the database; throws when it is unreachable. */
+  ping(): Promise<void>;
+  /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY; in-process for PGlite). */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DbOptions {
+  /** postgres://… → PostgreSQL via postgres.js; unset → embedded PGlite. */
+  url?: string | undefined;
+  /** PGlite data directory; "memory" keeps it in memory (tests). */
+  dataDir?: string;
+  /** Apply the migrations in drizzle/ (default true). */
+  migrate?: boolean;
+  /** postgres.js pool size. */
+  maxConnections?: number;
+}
+
+export async function createDb(opts: DbOptions): Promise<Database> {
+  const database = opts.url ? createPostgres(opts.url, opts.maxConnections ?? 10) : await createPglite(opts.dataDir ?? "./.linewatch/data");
+  if (opts.migrate !== false) {
+    try {
+      await migrateDb(database, opts.url);
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
+  return database;
+}
+
+function createPostgres(url: string, max: number): Database {
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
+  const db = drizzlePostgres({ client, schema }) as unknown as Db;
+  return {
+    db,
+    driver: "postgres",
+    ping: async () => {
+      await client`select 1`;
+    },
+    listen: async (channel, onPayload) => {
+      const sub = await client.listen(channel, onPayload);
+      return () => sub.unlisten();
+    },
+    notify: async (channel, payload) => {
+      await client.notify(channel, payload);
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function createPglite(dataDir: string): Promise<Database> {
+  if (dataDir !== "memory") mkdirSync(dataDir, { recursive: true });
+  const client = dataDir === "memory" ? new PGlite() : new PGlite(dataDir);
+  await client.waitReady;
+  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  let closed = false;
+  return {
+    db,
+    driver: "pglite",
+    ping: async () => {
+      if (closed) throw new Error("database is closed");
+      await db.execute(sql`select 1`);
+    },
+    listen: async (channel, onPayload) => client.listen(channel, onPayload),
+    notify: async (channel, payload) => {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+}

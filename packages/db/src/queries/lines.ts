@@ -1,0 +1,132 @@
+import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewatch/core";
+import { asc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../client";
+import { lines, routeLines } from "../schema/index";
+
+export type LineRow = typeof lines.$inferSelect;
+
+export interface LineWrite {
+  name: string;
+  tier: Tier;
+  protocol: Protocol;
+  baseUrl: string;
+  model: string;
+  apiKeyEnc: string | null;
+  headers: Record<string, string>;
+  routes: RouteMembership[];
+  probeIntervalSec: number;
+  timeoutMs: number | null;
+  dailyQuota: number | null;
+  probeBudgetPct: number;
+  maxShare: number | null;
+  adminState: AdminState;
+}
+
+export function toLine(row: LineRow, memberships: RouteMembership[]): Line & { updatedAt: string } {
+  return {
+    id: row.id,
+    name: row.name,
+    tier: row.tier as Tier,
+    protocol: row.protocol as Protocol,
+    baseUrl: row.baseUrl,
+    model: row.model,
+    headers: row.headers,
+    routes: memberships,
+    probeIntervalSec: row.probeIntervalSec,
+    timeoutMs: row.timeoutMs,
+    dailyQuota: row.dailyQuota,
+    probeBudgetPct: row.probeBudgetPct,
+    maxShare: row.maxShare,
+    adminState: row.adminState as AdminState,
+    hasApiKey: row.apiKeyEnc !== null,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+async function membershipsOf(db: Db, lineIds: string[]): Promise<Map<string, RouteMembership[]>> {
+  const byLine = new Map<string, RouteMembership[]>();
+  if (lineIds.length === 0) return byLine;
+  const rows = await db
+    .select()
+    .from(routeLines)
+    .where(inArray(routeLines.lineId, lineIds))
+    .orderBy(asc(routeLines.routeName));
+  for (const r of rows) {
+    const list = byLine.get(r.lineId) ?? [];
+    list.push({ route: r.routeName, weight: r.weight });
+    byLine.set(r.lineId, list);
+  }
+  return byLine;
+}
+
+export async function listLineRows(db: Db): Promise<{ row: LineRow; routes: RouteMembership[] }[]> {
+  const rows = await db.select().from(lines).orderBy(asc(lines.name));
+  const members = await membershipsOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => ({ row, routes: members.get(row.id) ?? [] }));
+}
+
+export async function listLines(db: Db) {
+  return (await listLineRows(db)).map(({ row, routes }) => toLine(row, routes));
+}
+
+export async function getLineRow(db: Db, id: string): Promise<{ row: LineRow; routes: RouteMembership[] } | null> {
+  const [row] = await db.select().from(lines).where(eq(lines.id, id));
+  if (!row) return null;
+  const members = await membershipsOf(db, [id]);
+  return { row, routes: members.get(id) ?? [] };
+}
+
+export async function getLine(db: Db, id: string) {
+  const found = await getLineRow(db, id);
+  return found ? toLine(found.row, found.routes) : null;
+}
+
+export async function findLineByName(db: Db, name: string) {
+  const [row] = await db.select({ id: lines.id }).from(lines).where(eq(lines.name, name));
+  return row ? getLine(db, row.id) : null;
+}
+
+/** Insert a line and its memberships in one transaction. */
+export async function insertLine(db: Db, input: LineWrite) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(lines)
+      .values({ ...input, routes: undefined } as typeof lines.$inferInsert)
+      .returning();
+    if (!row) throw new Error("insert returned no row");
+    if (input.routes.length > 0) {
+      await tx.insert(routeLines).values(input.routes.map((m) => ({ routeName: m.route, lineId: row.id, weight: m.weight })));
+    }
+    return toLine(row, input.routes);
+  });
+}
+
+/** Update the given fields; `routes`, when present, replaces the memberships. */
+export async function updateLine(db: Db, id: string, patch: Partial<LineWrite>, now: Date) {
+  return db.transaction(async (tx) => {
+    const { routes, ...columns } = patch;
+    const [row] = await tx
+      .update(lines)
+      .set({ ...columns, updatedAt: now })
+      .where(eq(lines.id, id))
+      .returning();
+    if (!row) return null;
+    if (routes) {
+      await tx.delete(routeLines).where(eq(routeLines.lineId, id));
+      if (routes.length > 0) {
+        await tx.insert(routeLines).values(routes.map((m) => ({ routeName: m.route, lineId: id, weight: m.weight })));
+      }
+    }
+    const members = await membershipsOf(tx as unknown as Db, [id]);
+    return toLine(row, members.get(id) ?? []);
+  });
+}
+
+export async function deleteLine(db: Db, id: string): Promise<boolean> {
+  const deleted = await db.delete(lines).where(eq(lines.id, id)).returning({ id: lines.id });
+  return deleted.length > 0;
+}

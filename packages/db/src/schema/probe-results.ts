@@ -1,0 +1,38 @@
+import { bigint, boolean, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { lines } from "./lines";
+import { samples } from "./samples";
+
+export const probeResults = pgTable(
+  "probe_results",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    lineId: uuid("line_id")
+      .notNull()
+      .references(() => lines.id, { onDelete: "cascade" }),
+    sampleId: uuid("sample_id")
+      .notNull()
+      .references(() => samples.id, { onDelete: "cascade" }),
+    startedAt: timestamp("started_at", { withTimezone: true, mode: "date" }).notNull(),
+    latencyMs: integer("latency_ms").notNull(),
+    status: integer("status"),
+    errorClass: text("error_class"),
+    hardFailure: boolean("hard_failure").notNull(),
+    passed: boolean("passed").notNull(),
+    score: real("score").notNull(),
+    components: jsonb("components").$type<Record<string, number>>().notNull(),
+    contentLength: integer("content_length").notNull(),
+    contentHash: text("content_hash"),
+    excerpt: text("excerpt").notNull().default(""),
+    reasons: jsonb("reasons").$type<string[]>().notNull(),
+    tokens: integer("tokens"),
+    /** Scheduled slot (ms, interval-aligned) so replicas never store the same scheduled probe twice; null for manual probes. */
+    slot: bigint("slot", { mode: "number" }),
+    trigger: text("trigger").notNull().default("schedule"),
+  },
+  (t) => [
+    index("probe_results_line_time_idx").on(t.lineId, t.startedAt),
+    index("probe_results_line_sample_time_idx").on(t.lineId, t.sampleId, t.startedAt),
+    index("probe_results_time_idx").on(t.startedAt),
+    uniqueIndex("probe_results_slot_uq").on(t.lineId, t.sampleId, t.slot),
+  ],
+);

@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { loadConfig } from "../../apps/control-plane/src/config";
+import type { Clock } from "../../apps/control-plane/src/deps";
+import { type Logger, silentLogger } from "../../apps/control-plane/src/logger";
+import { createSecretBox } from "../../apps/control-plane/src/secrets";
+import { type ControlPlane, startControlPlane } from "../../apps/control-plane/src/server";
+import type { Database } from "@linewatch/db";
+import { type TestDatabase, createTestDatabase } from "./test-db";
+
+export interface TestControlPlane extends ControlPlane {
+  database: Database;
+  testDb: TestDatabase;
+  /** Stop the process-like unit and start it again on the same database. */
+  restart(): Promise<TestControlPlane>;
+  stop(): Promise<void>;
+  request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>;
+}
+
+export interface TestControlPlaneOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  logger?: Logger;
+  testDb?: TestDatabase;
+  secretKey?: string;
+}
+
+/** A real control plane on 127.0.0.1:0 over a fresh real database (PGlite or PostgreSQL). */
+export async function startTestControlPlane(opts: TestControlPlaneOptions = {}): Promise<TestControlPlane> {
+  const testDb = opts.testDb ?? (await createTestDatabase());
+  const secretKey = opts.secretKey ?? randomBytes(32).toString("hex");
+  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", LINEWATCH_SCHEDULER: "false", ...opts.env });
+  const database = await testDb.open();
+  const cp = await startControlPlane({
+    config,
+    database,
+    clock: opts.clock ?? { now: () => Date.now() },
+    logger: opts.logger ?? silentLogger,
+    secrets: createSecretBox(secretKey),
+  });
+  const stop = async () => {
+    await cp.close();
+    await database.close();
+  };
+  return {
+    ...cp,
+    database,
+    testDb,
+    stop,
+    restart: async () => {
+      await stop();
+      return startTestControlPlane({ ...opts, testDb, secretKey });
+    },
+    request: (path, init = {}) => {
+      const { json, token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      return fetch(`${cp.url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+  };
+}
