@@ -1,19 +1,21 @@
 // A schema change without its migration fails CI: generating again must produce nothing new.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
 
-const out = mkdtempSync(join(tmpdir(), "lw-migrations-"));
+// drizzle-kit wants a path relative to the working directory.
+const out = ".linewatch/migration-check";
+rmSync(out, { recursive: true, force: true });
+mkdirSync(".linewatch", { recursive: true });
+cpSync("drizzle", out, { recursive: true });
 try {
-  cpSync("drizzle", out, { recursive: true });
-  const before = readdirSync(out).length;
-  execFileSync("npx", ["drizzle-kit", "generate", "--dialect", "postgresql", "--schema", "packages/db/src/schema/index.ts", "--out", out], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const after = readdirSync(out);
-  if (after.length !== before) {
-    console.error(`schema changed without a migration: run \`npm run db:generate\` and commit drizzle/ (new: ${after.join(", ")})`);
+  const printed = execFileSync(
+    "npx",
+    ["drizzle-kit", "generate", "--dialect", "postgresql", "--schema", "packages/db/src/schema/index.ts", "--out", out],
+    { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+  );
+  if (!/No schema changes/i.test(printed)) {
+    console.error(printed);
+    console.error("schema changed without a migration: run `npm run db:generate` and commit drizzle/");
     process.exit(1);
   }
   console.log("migrations: up to date with the schema");
