@@ -13,13 +13,17 @@ export interface ShippedSample {
 
 const PROBES = fileURLToPath(new URL("../../../probes/openai-chat", import.meta.url));
 
-/** The golden samples the product ships, read from probes/openai-chat. */
+let loaded: Map<string, ShippedSample> | null = null;
+
+/** The golden samples the product ships, read from probes/openai-chat (once). */
 export function shippedSamples(): Map<string, ShippedSample> {
+  if (loaded) return loaded;
   const out = new Map<string, ShippedSample>();
   for (const file of readdirSync(PROBES).filter((f) => f.endsWith(".yaml")).sort()) {
     const sample = parse(readFileSync(join(PROBES, file), "utf8")) as ShippedSample;
     out.set(sample.name, sample);
   }
+  loaded = out;
   return out;
 }
 

@@ -1,0 +1,51 @@
+// parseModeRequest: a table of inputs → settings or errors naming the field.
+import { describe, expect, it } from "vitest";
+import { LAB_MODES, type ModeSetting, parseModeRequest } from "@linewatch/lab";
+
+describe("parseModeRequest", () => {
+  it.each<[unknown, ModeSetting]>([
+    [{ mode: "ok" }, { mode: "ok" }],
+    [{ mode: "truncate" }, { mode: "truncate", fraction: 0.3 }],
+    [{ mode: "truncate", fraction: 0.75 }, { mode: "truncate", fraction: 0.75 }],
+    [{ mode: "drop-fields" }, { mode: "drop-fields", fields: null }],
+    [{ mode: "drop-fields", fields: ["a"] }, { mode: "drop-fields", fields: ["a"] }],
+    [{ mode: "stale" }, { mode: "stale" }],
+    [{ mode: "downgrade" }, { mode: "downgrade" }],
+    [{ mode: "slow" }, { mode: "slow", latencyMs: 2000 }],
+    [{ mode: "slow", latencyMs: 50 }, { mode: "slow", latencyMs: 50 }],
+    [{ mode: "errors" }, { mode: "errors", status: 500, rate: 1 }],
+    [{ mode: "errors", status: 503, rate: 0.25 }, { mode: "errors", status: 503, rate: 0.25 }],
+    [{ mode: "rate-limit" }, { mode: "rate-limit", retryAfterSec: 20, rate: 1 }],
+    [{ mode: "hang" }, { mode: "hang" }],
+    [{ mode: "flaky" }, { mode: "flaky", fault: { mode: "errors", status: 500, rate: 1 } }],
+    [{ mode: "flaky", fault: "slow", latencyMs: 10 }, { mode: "flaky", fault: { mode: "slow", latencyMs: 10 } }],
+  ])("%j → %j", (input, expected) => {
+    expect(parseModeRequest(input)).toEqual({ ok: true, value: expected });
+  });
+
+  it.each<[unknown, RegExp]>([
+    [null, /JSON object/],
+    ["ok", /JSON object/],
+    [{}, /mode must be one of/],
+    [{ mode: "OK" }, /mode must be one of/],
+    [{ mode: "truncate", fraction: 1.5 }, /fraction/],
+    [{ mode: "truncate", fraction: "half" }, /fraction/],
+    [{ mode: "slow", latencyMs: 1.5 }, /latencyMs must be an integer/],
+    [{ mode: "errors", status: 302 }, /status/],
+    [{ mode: "errors", rate: -0.1 }, /rate/],
+    [{ mode: "rate-limit", retryAfterSec: -1 }, /retryAfterSec/],
+    [{ mode: "drop-fields", fields: [] }, /fields/],
+    [{ mode: "drop-fields", fields: [1] }, /fields/],
+    [{ mode: "ok", fraction: 0.5 }, /unknown parameter `fraction` for mode ok/],
+    [{ mode: "flaky", fault: "flaky" }, /fault must be one of/],
+    [{ mode: "flaky", fault: "hang", status: 500 }, /unknown parameter `status`/],
+  ])("%j is rejected", (input, message) => {
+    const result = parseModeRequest(input);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error).toMatch(message);
+  });
+
+  it("knows every documented mode", () => {
+    expect(LAB_MODES).toEqual(["ok", "truncate", "drop-fields", "stale", "downgrade", "slow", "errors", "rate-limit", "hang", "flaky"]);
+  });
+});
