@@ -1,6 +1,6 @@
 // A flat view of a health record for GET /v1/lines/:id/health and the dashboard.
 import type { Health, HealthState } from "./health-types";
-import type { Policy } from "./policy";
+import type { HealthPolicy } from "./policy";
 import { nextTickAt } from "./transition";
 import { servicePhase, weightFactor } from "./weight-factor";
 
@@ -22,7 +22,7 @@ export interface HealthView {
   nextTickAt: number | null;
 }
 
-export function describeHealth(h: Health, policy: Policy): HealthView {
+export function describeHealth(h: Health, policy: HealthPolicy): HealthView {
   const op = servicePhase(h);
   return {
     state: h.phase.state,

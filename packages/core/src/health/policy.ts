@@ -1,7 +1,7 @@
 // One policy object holds every threshold of SPEC §5 and §6; routes override parts of it.
 import { err, ok, type Result } from "../types";
 
-export interface Policy {
+export interface HealthPolicy {
   /** Consecutive failed probes (of the line, or of one sample) that send a line to cooldown. */
   failCount: number;
   /** Consecutive passed probes that end a cooldown early. */
@@ -35,7 +35,7 @@ export interface Policy {
 
 const MINUTE = 60_000;
 
-export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
+export const DEFAULT_HEALTH_POLICY: Readonly<HealthPolicy> = Object.freeze({
   failCount: 2,
   passCount: 3,
   cooldownBaseMs: 5 * MINUTE,
@@ -55,8 +55,8 @@ export const DEFAULT_POLICY: Readonly<Policy> = Object.freeze({
 });
 
 /** Defaults, then each override in order (e.g. a route's); the result is checked. */
-export function resolvePolicy(...overrides: Array<Partial<Policy> | null | undefined>): Result<Policy, string[]> {
-  const policy: Policy = { ...DEFAULT_POLICY, probationSteps: [...DEFAULT_POLICY.probationSteps] };
+export function resolveHealthPolicy(...overrides: Array<Partial<HealthPolicy> | null | undefined>): Result<HealthPolicy, string[]> {
+  const policy: HealthPolicy = { ...DEFAULT_HEALTH_POLICY, probationSteps: [...DEFAULT_HEALTH_POLICY.probationSteps] };
   for (const o of overrides) {
     if (!o) continue;
     for (const [key, value] of Object.entries(o)) {
@@ -64,18 +64,18 @@ export function resolvePolicy(...overrides: Array<Partial<Policy> | null | undef
       (policy as unknown as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : value;
     }
   }
-  const problems = checkPolicy(policy);
+  const problems = checkHealthPolicy(policy);
   return problems.length === 0 ? ok(policy) : err(problems);
 }
 
 /** Names every field that is out of range; empty when the policy is usable. */
-export function checkPolicy(p: Policy): string[] {
+export function checkHealthPolicy(p: HealthPolicy): string[] {
   const problems: string[] = [];
-  const int = (k: keyof Policy, min: number) => {
+  const int = (k: keyof HealthPolicy, min: number) => {
     const v = p[k];
     if (typeof v !== "number" || !Number.isInteger(v) || v < min) problems.push(`${k}: an integer ≥ ${min}`);
   };
-  const num = (k: keyof Policy, min: number, max = Number.POSITIVE_INFINITY) => {
+  const num = (k: keyof HealthPolicy, min: number, max = Number.POSITIVE_INFINITY) => {
     const v = p[k];
     if (typeof v !== "number" || !Number.isFinite(v) || v < min || v > max) problems.push(`${k}: a number in [${min}, ${max}]`);
   };

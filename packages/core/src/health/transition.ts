@@ -9,7 +9,7 @@ import type {
   ServicePhase,
   Transition,
 } from "./health-types";
-import type { Policy } from "./policy";
+import type { HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
 import { heldFactor, isAdminPhase, servicePhase, targetFactor, weightFactor } from "./weight-factor";
 
@@ -42,11 +42,11 @@ interface Draft {
   h: Health;
   effects: HealthEffect[];
   cause: Cause;
-  policy: Policy;
+  policy: HealthPolicy;
   now: number;
 }
 
-export function transition(health: Health, event: HealthEvent, policy: Policy, now: number): Transition {
+export function transition(health: Health, event: HealthEvent, policy: HealthPolicy, now: number): Transition {
   const d: Draft = {
     h: cloneHealth(health),
     effects: [],
@@ -75,7 +75,7 @@ export function transition(health: Health, event: HealthEvent, policy: Policy, n
 }
 
 /** The earliest time a `tick` can change this health; null: only a probe or admin event can. */
-export function nextTickAt(h: Health, policy: Policy): number | null {
+export function nextTickAt(h: Health, policy: HealthPolicy): number | null {
   const op = servicePhase(h);
   const times: number[] = [];
   if (op.state === "cooldown") times.push(op.until);

@@ -1,6 +1,6 @@
 // Trend alert (SPEC §5): a line-score drop of more than `trendDropPoints` within `trendWindowMs`.
 import type { TrendPoint } from "./health-types";
-import type { Policy } from "./policy";
+import type { HealthPolicy } from "./policy";
 
 export interface TrendStep {
   trend: TrendPoint[];
@@ -14,7 +14,7 @@ export interface TrendStep {
 export function stepTrend(
   trend: TrendPoint[],
   point: TrendPoint,
-  policy: Policy,
+  policy: HealthPolicy,
   alerting: boolean,
 ): TrendStep {
   const cut = point.at - policy.trendWindowMs;

@@ -1,6 +1,6 @@
 // Weight factors (0–1) of a line's health: what the table math multiplies base weights by.
 import type { Health, Phase, AdminPhase, ServicePhase } from "./health-types";
-import type { Policy } from "./policy";
+import type { HealthPolicy } from "./policy";
 
 export const isAdminPhase = (p: Phase): p is AdminPhase => p.state === "drained" || p.state === "disabled";
 
@@ -11,7 +11,7 @@ export const servicePhase = (h: Health): ServicePhase => (isAdminPhase(h.phase) 
 export const weightFactor = (h: Health): number => (isAdminPhase(h.phase) ? 0 : h.factor);
 
 /** Degraded grading: 1 at or above `degradedBelow`, down to `degradedMinFactor` at `degradedFloor`, in `factorStep` steps. */
-export function gradedFactor(lineScore: number | null, policy: Policy): number {
+export function gradedFactor(lineScore: number | null, policy: HealthPolicy): number {
   if (lineScore === null || lineScore >= policy.degradedBelow) return 1;
   const raw = (lineScore - policy.degradedFloor) / (policy.degradedBelow - policy.degradedFloor);
   const stepped = Math.floor(raw / policy.factorStep + 1e-9) * policy.factorStep;
@@ -19,7 +19,7 @@ export function gradedFactor(lineScore: number | null, policy: Policy): number {
 }
 
 /** The factor a phase asks for before the anti-flap hold. */
-export function targetFactor(phase: ServicePhase, lineScore: number | null, policy: Policy): number {
+export function targetFactor(phase: ServicePhase, lineScore: number | null, policy: HealthPolicy): number {
   switch (phase.state) {
     case "healthy":
     case "degraded":

@@ -1,0 +1,44 @@
+// Warnings shown with a route (GET /v1/routes/:name): allowed, but not what an operator wants.
+import type { AdminState, Tier } from "../types";
+
+export interface RouteWarning {
+  code: "no_lines" | "all_free" | "max_share_unreachable" | "free_cap_unreachable";
+  message: string;
+}
+
+export interface WarningMember {
+  tier: Tier;
+  maxShare: number | null;
+  adminState?: AdminState;
+}
+
+export function routeWarnings(members: readonly WarningMember[], opts: { freeShareCap?: number } = {}): RouteWarning[] {
+  const active = members.filter((m) => (m.adminState ?? "active") === "active");
+  if (active.length === 0) {
+    return [{ code: "no_lines", message: "this route has no active line: its table is empty" }];
+  }
+  const warnings: RouteWarning[] = [];
+  const cap = (m: WarningMember) => Math.min(1, Math.max(0, m.maxShare ?? 1));
+  const paid = active.filter((m) => m.tier === "paid");
+  if (paid.length === 0) {
+    warnings.push({
+      code: "all_free",
+      message: "all lines of this route are free: a free line must never be the only exit; the table runs degraded",
+    });
+  }
+  if (active.reduce((a, m) => a + cap(m), 0) < 1 - 1e-9) {
+    warnings.push({
+      code: "max_share_unreachable",
+      message: "the maxShare of the active lines adds up to less than 1: some line will get more than its maxShare",
+    });
+  } else if (paid.length > 0 && opts.freeShareCap !== undefined) {
+    const freeRoom = Math.min(opts.freeShareCap, active.filter((m) => m.tier === "free").reduce((a, m) => a + cap(m), 0));
+    if (paid.reduce((a, m) => a + cap(m), 0) + freeRoom < 1 - 1e-9) {
+      warnings.push({
+        code: "free_cap_unreachable",
+        message: "the paid lines' maxShare plus freeShareCap add up to less than 1: a paid line will get more than its maxShare",
+      });
+    }
+  }
+  return warnings;
+}
