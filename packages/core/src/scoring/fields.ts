@@ -3,7 +3,7 @@
 import { getPath } from "./json-path";
 import { clamp01 } from "./numbers";
 import type { ComponentScore, ScoringContext } from "./score-probe";
-import { parseAnswerJson, quote } from "./text";
+import { type AnswerJson, parseAnswerJson, quote } from "./text";
 
 const CONTENT_PREFIX = "content.";
 
@@ -25,6 +25,15 @@ export function compilePattern(pattern: string): RegExp | null {
   }
 }
 
+/** `content` / `content.<path>`: inside the answer parsed as JSON; anything else: in the body. */
+function fieldValue(field: string, answer: AnswerJson, body: unknown): unknown {
+  if (field === "content") return answer.ok ? answer.value : undefined;
+  if (field.startsWith(CONTENT_PREFIX)) {
+    return answer.ok ? getPath(answer.value, field.slice(CONTENT_PREFIX.length)) : undefined;
+  }
+  return getPath(body, field);
+}
+
 export function scoreFields(ctx: ScoringContext): ComponentScore {
   const { expect, observation, content } = ctx;
   const reasons: string[] = [];
@@ -34,21 +43,11 @@ export function scoreFields(ctx: ScoringContext): ComponentScore {
   const required = expect.requiredFields ?? [];
   if (required.length > 0) {
     const needsAnswerJson = required.some((f) => f === "content" || f.startsWith(CONTENT_PREFIX));
-    const answer = needsAnswerJson ? parseAnswerJson(content) : { ok: false as const };
+    const answer: AnswerJson = needsAnswerJson ? parseAnswerJson(content) : { ok: false };
     const missing: string[] = [];
     for (const field of required) {
       checks += 1;
-      const value =
-        field === "content"
-          ? answer.ok
-            ? answer.value
-            : undefined
-          : field.startsWith(CONTENT_PREFIX)
-            ? answer.ok
-              ? getPath(answer.value, field.slice(CONTENT_PREFIX.length))
-              : undefined
-            : getPath(observation.json, field);
-      if (isPresent(value)) met += 1;
+      if (isPresent(fieldValue(field, answer, observation.json))) met += 1;
       else missing.push(field);
     }
     if (needsAnswerJson && !answer.ok) reasons.push("answer is not JSON");
@@ -57,12 +56,10 @@ export function scoreFields(ctx: ScoringContext): ComponentScore {
 
   // Case-insensitive: "Status codes…" at the start of a sentence still says "status".
   const haystack = content.toLowerCase();
-  const absent = (expect.contains ?? []).filter((text) => {
-    checks += 1;
-    const found = haystack.includes(text.toLowerCase());
-    if (found) met += 1;
-    return !found;
-  });
+  const contains = expect.contains ?? [];
+  const absent = contains.filter((text) => !haystack.includes(text.toLowerCase()));
+  checks += contains.length;
+  met += contains.length - absent.length;
   if (absent.length > 0) reasons.push(`does not contain ${absent.map((t) => quote(t)).join(", ")}`);
 
   if (expect.matches !== undefined && expect.matches !== "") {
@@ -72,7 +69,6 @@ export function scoreFields(ctx: ScoringContext): ComponentScore {
       reasons.push(`the sample's matches pattern ${quote(expect.matches)} is not a valid regex (ignored)`);
     } else {
       checks += 1;
-      re.lastIndex = 0;
       if (re.test(content)) met += 1;
       else reasons.push(`does not match ${quote(expect.matches)}`);
     }

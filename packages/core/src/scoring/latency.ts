@@ -5,6 +5,8 @@ import type { ComponentScore, ScoringContext } from "./score-probe";
 
 /** Added to both sides of the latency ratio: 300 ms against a usual 100 ms is not "3× slower". */
 export const LATENCY_SLACK_MS = 500;
+/** Up to this multiple of the line's p90 (with slack) costs nothing. */
+export const P90_TOLERANCE = 1.5;
 /** Faster than this share of the usual p50 … */
 export const SUSPICIOUS_LATENCY_RATIO = 0.25;
 /** … and shorter than this share of the usual length: a canned or cut answer. */
@@ -25,15 +27,17 @@ export function scoreLatency(ctx: ScoringContext): ComponentScore {
     reasons.push(`took ${fmt(ms)} ms, above maxLatencyMs ${fmt(max)}`);
   }
 
-  // Over the line's own p90: down linearly to 0 at three times it.
+  // A tenth of a healthy line's probes are over its p90 by definition, so up to
+  // P90_TOLERANCE × p90 is normal; past it, down linearly to 0 at 3 × p90.
   const p90 = positiveOrNull(baseline.latencyP90);
   const wLatency = baselineWeight(baseline.latencySamples ?? baseline.samples);
   if (p90 !== null && wLatency > 0) {
     const ratio = (ms + LATENCY_SLACK_MS) / (p90 + LATENCY_SLACK_MS);
-    const relative = 1 - wLatency * (1 - clamp01(1 - (ratio - 1) / 2));
+    const own = clamp01(1 - (ratio - P90_TOLERANCE) / (3 - P90_TOLERANCE));
+    const relative = 1 - wLatency * (1 - own);
     if (relative < 1) {
       score = Math.min(score, relative);
-      reasons.push(`took ${fmt(ms)} ms, slower than this line's p90 ${fmt(p90)} ms`);
+      reasons.push(`took ${fmt(ms)} ms, much slower than this line's p90 ${fmt(p90)} ms`);
     }
   }
 

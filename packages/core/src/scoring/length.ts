@@ -10,14 +10,15 @@ import type { ComponentScore, ScoringContext } from "./score-probe";
 export const LENGTH_SLACK_CHARS = 20;
 
 /**
- * Share of the usual length → score. At or above 80% of the median: 1. Between half and 80%:
- * down to 0.5. Below half is truncation: 2r², so 30% of the median scores 0.18 and nothing 0.
+ * Share of the usual length → score, continuous. At or above 80% of the median: 1 (normal
+ * variation). Between half and 80%: linearly down to 0.5. Below half is truncation and falls
+ * off as 4r³: 40% of the median scores 0.26, 30% scores 0.11, nothing scores 0.
  */
 export function relativeLengthScore(ratio: number): number {
   if (!(ratio >= 0)) return 0;
   if (ratio >= 0.8) return 1;
   if (ratio >= 0.5) return 0.5 + ((ratio - 0.5) / 0.3) * 0.5;
-  return 2 * ratio * ratio;
+  return 4 * ratio ** 3;
 }
 
 export function scoreLength(ctx: ScoringContext): ComponentScore {
