@@ -263,19 +263,10 @@ function trackTrend(d: Draft, r: HealthProbe, lineScore: number): void {
   d.effects.push({ kind: "fast_probe_until", until, probeIds });
 }
 
+// The draft never mutates what it shares with the input: arrays and phases are replaced, not
+// changed in place; only the per-sample record gets keys added and deleted, so it alone is copied.
 function cloneHealth(h: Health): Health {
-  const phase = isAdminPhase(h.phase) ? { ...h.phase, resume: { ...h.phase.resume } } : { ...h.phase };
-  const sampleFailStreaks: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(h.sampleFailStreaks)) sampleFailStreaks[k] = [...v];
-  return {
-    ...h,
-    phase,
-    failStreak: [...h.failStreak],
-    passStreak: [...h.passStreak],
-    sampleFailStreaks,
-    trend: h.trend.map((p) => ({ ...p })),
-    reprobe: h.reprobe && { ...h.reprobe },
-  };
+  return { ...h, sampleFailStreaks: { ...h.sampleFailStreaks } };
 }
 
 const keepLast = <T>(xs: T[], n: number): T[] => (xs.length > n ? xs.slice(xs.length - n) : xs);

@@ -1,0 +1,64 @@
+// Upstream models for the simulations: synthetic ones (exact, fast) and the lab-backed one
+// (real answers under a content fault, scored by core's scorer).
+import type { FaultSetting } from "../../packages/lab/src/modes";
+import type { ProbeKind, SimOutcome, SimSample } from "./fleet";
+import { LabUpstream, loadShippedSamples, type ShippedSample } from "./lab-upstream";
+import { logNormal, mulberry32 } from "./rng";
+
+export const SHIPPED = loadShippedSamples();
+export const SIM_SAMPLES: SimSample[] = SHIPPED.map((s) => ({ id: s.name, timeoutMs: s.timeoutMs }));
+
+/** Typical latency of a healthy line per shipped sample (ms). */
+export const BASE_LATENCY_MS: Record<string, number> = {
+  "json-fields": 2000,
+  "long-explainer": 5000,
+  "nonce-echo": 1000,
+  "travel-minutes": 800,
+};
+
+export type Respond = (sample: SimSample, at: number, kind: ProbeKind) => SimOutcome;
+
+export const healthy = (seed = 1): Respond => {
+  const rng = mulberry32(seed);
+  return (s) => ({ score: 95 + Math.floor(rng() * 6), passed: true, hardFailure: false, latencyMs: (BASE_LATENCY_MS[s.id] ?? 1000) * logNormal(rng, 0.2) });
+};
+
+/** Connect errors: a hard failure after 100 ms. */
+export const down = (): Respond => () => ({ score: 0, passed: false, hardFailure: true, latencyMs: 100 });
+
+/** Each probe passes with probability `p`, else a content failure (score 40). */
+export const flaky = (p: number, seed = 1): Respond => {
+  const rng = mulberry32(seed);
+  return (s) => {
+    const ok = rng() < p;
+    return { score: ok ? 98 : 40, passed: ok, hardFailure: false, latencyMs: BASE_LATENCY_MS[s.id] ?? 1000 };
+  };
+};
+
+/** Switches between upstream models over time. */
+export const phases = (...parts: Array<[from: number, respond: Respond]>): Respond => (s, at, kind) => {
+  let current = parts[0]![1];
+  for (const [from, r] of parts) if (at >= from) current = r;
+  return current(s, at, kind);
+};
+
+export interface LabOptions {
+  name: string;
+  seed: number;
+  /** The content fault in force at `at` (default ok). */
+  faultAt?: (at: number) => FaultSetting;
+  /** Latency of a probe of `sample` started at `at`; default: base × log-normal(0.2). */
+  latencyAt?: (sample: ShippedSample, at: number, rng: () => number) => number;
+}
+
+/** The lab line behind core's scorer. */
+export function lab(opts: LabOptions): Respond {
+  const rng = mulberry32(opts.seed);
+  const upstream = new LabUpstream(opts.name, mulberry32(opts.seed ^ 0x5bd1e995));
+  const byId = new Map(SHIPPED.map((s) => [s.name, s]));
+  return (s, at) => {
+    const sample = byId.get(s.id)!;
+    const latency = opts.latencyAt ? opts.latencyAt(sample, at, rng) : (BASE_LATENCY_MS[s.id] ?? 1000) * logNormal(rng, 0.2);
+    return upstream.probe(sample, at, opts.faultAt?.(at) ?? { mode: "ok" }, latency);
+  };
+}
