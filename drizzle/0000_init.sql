@@ -1,4 +1,3 @@
-CREATE SEQUENCE "public"."table_version_seq" INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 START WITH 1 CACHE 1;--> statement-breakpoint
 CREATE TABLE "lines" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,
@@ -74,11 +73,10 @@ CREATE TABLE "probe_results" (
 CREATE TABLE "line_health" (
 	"line_id" uuid PRIMARY KEY NOT NULL,
 	"health" jsonb NOT NULL,
+	"state" text NOT NULL,
 	"score" real,
 	"revision" integer DEFAULT 0 NOT NULL,
-	"next_probe_at" timestamp with time zone,
-	"claimed_by" text,
-	"claimed_until" timestamp with time zone,
+	"tick_at" timestamp with time zone,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
@@ -113,17 +111,30 @@ CREATE TABLE "tokens" (
 	CONSTRAINT "tokens_hash_unique" UNIQUE("hash")
 );
 --> statement-breakpoint
+CREATE TABLE "probe_schedule" (
+	"line_id" uuid NOT NULL,
+	"sample_id" uuid NOT NULL,
+	"next_at" timestamp with time zone NOT NULL,
+	"trigger" text DEFAULT 'schedule' NOT NULL,
+	"claimed_by" text,
+	"claimed_until" timestamp with time zone,
+	CONSTRAINT "probe_schedule_line_id_sample_id_pk" PRIMARY KEY("line_id","sample_id")
+);
+--> statement-breakpoint
 ALTER TABLE "route_lines" ADD CONSTRAINT "route_lines_route_name_routes_name_fk" FOREIGN KEY ("route_name") REFERENCES "public"."routes"("name") ON DELETE restrict ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "route_lines" ADD CONSTRAINT "route_lines_line_id_lines_id_fk" FOREIGN KEY ("line_id") REFERENCES "public"."lines"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "probe_results" ADD CONSTRAINT "probe_results_line_id_lines_id_fk" FOREIGN KEY ("line_id") REFERENCES "public"."lines"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "probe_results" ADD CONSTRAINT "probe_results_sample_id_samples_id_fk" FOREIGN KEY ("sample_id") REFERENCES "public"."samples"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "line_health" ADD CONSTRAINT "line_health_line_id_lines_id_fk" FOREIGN KEY ("line_id") REFERENCES "public"."lines"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "published_tables" ADD CONSTRAINT "published_tables_route_name_routes_name_fk" FOREIGN KEY ("route_name") REFERENCES "public"."routes"("name") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "probe_schedule" ADD CONSTRAINT "probe_schedule_line_id_lines_id_fk" FOREIGN KEY ("line_id") REFERENCES "public"."lines"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "probe_schedule" ADD CONSTRAINT "probe_schedule_sample_id_samples_id_fk" FOREIGN KEY ("sample_id") REFERENCES "public"."samples"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "route_lines_line_idx" ON "route_lines" USING btree ("line_id");--> statement-breakpoint
 CREATE INDEX "probe_results_line_time_idx" ON "probe_results" USING btree ("line_id","started_at");--> statement-breakpoint
 CREATE INDEX "probe_results_line_sample_time_idx" ON "probe_results" USING btree ("line_id","sample_id","started_at");--> statement-breakpoint
 CREATE INDEX "probe_results_time_idx" ON "probe_results" USING btree ("started_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "probe_results_slot_uq" ON "probe_results" USING btree ("line_id","sample_id","slot");--> statement-breakpoint
+CREATE INDEX "line_health_tick_idx" ON "line_health" USING btree ("tick_at");--> statement-breakpoint
 CREATE INDEX "events_at_idx" ON "events" USING btree ("at");--> statement-breakpoint
 CREATE INDEX "events_line_idx" ON "events" USING btree ("line_id","id");--> statement-breakpoint
-CREATE INDEX "events_kind_idx" ON "events" USING btree ("kind","id");
+CREATE INDEX "events_kind_idx" ON "events" USING btree ("kind","id");--> statement-breakpoint
+CREATE INDEX "probe_schedule_due_idx" ON "probe_schedule" USING btree ("next_at");

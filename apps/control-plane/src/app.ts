@@ -8,12 +8,17 @@ import { type LineHooks, lineRoutes } from "./routes/lines/index";
 import { type RouteHooks, routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
+import { lineHealthRoutes } from "./routes/lines/health";
+import { tableRoutes } from "./routes/tables/index";
+import { eventRoutes } from "./routes/events/index";
+import type { Engine } from "./engine";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The parts of the running control plane the HTTP layer calls into. */
 export interface Services extends LineHooks, RouteHooks {
   tokens: TokenStore;
+  engine: Engine;
 }
 
 export function createApp(deps: AppDeps, services: Services) {
@@ -51,6 +56,9 @@ export function createApp(deps: AppDeps, services: Services) {
   app.use("/v1/*", authMiddleware(services.tokens));
 
   app.route("/v1/lines", lineRoutes(deps, services));
+  app.route("/v1/lines", lineHealthRoutes(deps, services.engine));
+  app.route("/v1/tables", tableRoutes(services.engine));
+  app.route("/v1/events", eventRoutes(deps));
   app.route("/v1/samples", sampleRoutes(deps));
   app.route("/v1/routes", routeRoutes(deps, services));
 

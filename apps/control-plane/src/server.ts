@@ -3,12 +3,15 @@ import { serve } from "@hono/node-server";
 import { TokenStore } from "./auth";
 import { type App, type Services, createApp } from "./app";
 import type { AppDeps } from "./deps";
+import { Engine } from "./engine";
+import { startScheduler } from "./scheduler";
 import { loadShippedSamples } from "./shipped-samples";
 
 export interface ControlPlane {
   url: string;
   app: App;
   services: Services;
+  engine: Engine;
   close(): Promise<void>;
 }
 
@@ -20,16 +23,15 @@ export async function startControlPlane(deps: AppDeps): Promise<ControlPlane> {
     const names = await loadShippedSamples(deps, deps.config.probesDir);
     deps.logger.info("shipped samples loaded", { samples: names });
   }
+  const engine = new Engine(deps);
+  await engine.start();
+  const scheduler = deps.config.scheduler ? startScheduler(engine) : null;
   const services: Services = {
     tokens,
-    linesChanged: async () => {},
-    routeChanged: async () => {},
-    warnings: (_route, members) => {
-      const usable = members.filter((m) => m.adminState !== "disabled");
-      return usable.length > 0 && usable.every((m) => m.tier === "free")
-        ? ["every line of this route is free: a free line must never be the only exit by design"]
-        : [];
-    },
+    engine,
+    linesChanged: (routes) => engine.registryChanged(routes),
+    adminStateChanged: (lineId, adminState, routes) => engine.adminStateChanged(lineId, adminState, routes),
+    routeChanged: (route) => engine.registryChanged([route], { reconcile: true }),
   };
   const app = createApp(deps, services);
   const server = serve({ fetch: app.fetch, port: deps.config.port, hostname: deps.config.host });
@@ -43,7 +45,10 @@ export async function startControlPlane(deps: AppDeps): Promise<ControlPlane> {
     url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`,
     app,
     services,
+    engine,
     close: async () => {
+      await scheduler?.stop();
+      await engine.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

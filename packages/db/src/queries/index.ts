@@ -3,3 +3,8 @@ export * from "./lines";
 export * from "./routes";
 export * from "./samples";
 export * from "./tokens";
+export * from "./probe-results";
+export * from "./schedule";
+export * from "./health";
+export * from "./tables";
+export * from "./events";

@@ -18,6 +18,7 @@ export interface RouteMember {
   tier: string;
   weight: number;
   adminState: string;
+  maxShare: number | null;
 }
 
 export async function listRouteRows(db: Db): Promise<RouteRow[]> {
@@ -31,7 +32,7 @@ export async function getRouteRow(db: Db, name: string): Promise<RouteRow | null
 
 export async function routeMembers(db: Db, name: string): Promise<RouteMember[]> {
   return db
-    .select({ id: lines.id, name: lines.name, tier: lines.tier, weight: routeLines.weight, adminState: lines.adminState })
+    .select({ id: lines.id, name: lines.name, tier: lines.tier, weight: routeLines.weight, adminState: lines.adminState, maxShare: lines.maxShare })
     .from(routeLines)
     .innerJoin(lines, eq(lines.id, routeLines.lineId))
     .where(eq(routeLines.routeName, name))

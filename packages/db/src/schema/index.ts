@@ -6,3 +6,4 @@ export * from "./line-health";
 export * from "./tables";
 export * from "./events";
 export * from "./tokens";
+export * from "./probe-schedule";

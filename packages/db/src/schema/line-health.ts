@@ -1,17 +1,21 @@
-import { integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { lines } from "./lines";
 
-/** The persisted health state machine of a line (core's LineHealth as JSON) and its probe schedule. */
-export const lineHealth = pgTable("line_health", {
-  lineId: uuid("line_id")
-    .primaryKey()
-    .references(() => lines.id, { onDelete: "cascade" }),
-  health: jsonb("health").$type<Record<string, unknown>>().notNull(),
-  score: real("score"),
-  /** Optimistic concurrency: bumped on each write. */
-  revision: integer("revision").notNull().default(0),
-  nextProbeAt: timestamp("next_probe_at", { withTimezone: true, mode: "date" }),
-  claimedBy: text("claimed_by"),
-  claimedUntil: timestamp("claimed_until", { withTimezone: true, mode: "date" }),
-  updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
-});
+/** The persisted health state machine of a line (core's Health as JSON). */
+export const lineHealth = pgTable(
+  "line_health",
+  {
+    lineId: uuid("line_id")
+      .primaryKey()
+      .references(() => lines.id, { onDelete: "cascade" }),
+    health: jsonb("health").$type<Record<string, unknown>>().notNull(),
+    state: text("state").notNull(),
+    score: real("score"),
+    /** Bumped on each write; event dedupe keys use it so a replayed transition records nothing twice. */
+    revision: integer("revision").notNull().default(0),
+    /** When time alone next changes this line's health (cooldown end, probation step, hold expiry). */
+    tickAt: timestamp("tick_at", { withTimezone: true, mode: "date" }),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  },
+  (t) => [index("line_health_tick_idx").on(t.tickAt)],
+);

@@ -1,17 +1,15 @@
 import { sql } from "drizzle-orm";
-import { bigint, jsonb, pgSequence, pgTable, text, timestamp } from "drizzle-orm/pg-core";
-import { routes } from "./routes";
+import { bigint, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
-/** One sequence for every route's table version, so a re-created route never reuses an old version number. */
-export const tableVersionSeq = pgSequence("table_version_seq", { startWith: 1 });
-
-/** The currently published table of each route. */
+/**
+ * The currently published table of each route. No foreign key: the row outlives a deleted route,
+ * so a route created again under the same name continues its version numbers (routers keep ETags).
+ */
 export const publishedTables = pgTable("published_tables", {
-  routeName: text("route_name")
-    .primaryKey()
-    .references(() => routes.name, { onDelete: "cascade" }),
+  routeName: text("route_name").primaryKey(),
   version: bigint("version", { mode: "number" }).notNull(),
   generatedAt: timestamp("generated_at", { withTimezone: true, mode: "date" }).notNull(),
   mode: text("mode").notNull(),
-  lines: jsonb("lines").$type<unknown[]>().notNull().default(sql`'[]'::jsonb`),
+  /** [{lineId, weight}] as core computed them. */
+  lines: jsonb("lines").$type<{ lineId: string; weight: number }[]>().notNull().default(sql`'[]'::jsonb`),
 });

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { AdminState } from "@linewatch/core";
 import {
   type LineWrite,
   deleteLine,
@@ -20,6 +21,8 @@ const tags = ["lines"];
 export interface LineHooks {
   /** Called after a change that may alter the tables of these routes. */
   linesChanged(routes: string[]): Promise<void>;
+  /** Drain, disable or re-enable: the health machine records it, then the tables follow. */
+  adminStateChanged(lineId: string, adminState: AdminState, routes: string[]): Promise<void>;
 }
 
 export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
@@ -121,7 +124,9 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
         throw isUniqueViolation(e) ? duplicateName(body.name) : e;
       });
       if (!line) throw new NotFoundError(`line ${id}`);
-      await hooks.linesChanged([...new Set([...before.routes, ...line.routes].map((r) => r.route))]);
+      const routes = [...new Set([...before.routes, ...line.routes].map((r) => r.route))];
+      if (line.adminState !== before.adminState) await hooks.adminStateChanged(line.id, line.adminState, routes);
+      else await hooks.linesChanged(routes);
       return c.json(line, 200);
     },
   );

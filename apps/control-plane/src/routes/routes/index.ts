@@ -1,7 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { type RouteRow, deleteRoute, getRouteRow, insertRoute, isUniqueViolation, listRouteRows, routeMembers, routeReferences, updateRoute } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
-import { ConflictError, NotFoundError } from "../../errors";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { type AdminState, DEFAULT_HEALTH_POLICY, type Tier, resolveHealthPolicy, routeWarnings } from "@linewatch/core";
 import { createRouter, errorResponses, json, jsonBody } from "../common";
 import { RouteCreateSchema, RouteDeleteQuery, RouteListSchema, RouteNameParam, RoutePatchSchema, RouteSchema } from "./schema";
 
@@ -9,13 +10,26 @@ const tags = ["routes"];
 
 export interface RouteHooks {
   routeChanged(route: string): Promise<void>;
-  /** Warnings an operator should see for this route (e.g. only free lines). */
-  warnings(route: string, members: { tier: string; adminState: string }[]): string[];
 }
 
 export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
   const app = createRouter();
   const db = deps.database.db;
+
+  /** A policy override must name known thresholds with usable values; the route's own freeShareCap is a field. */
+  function checkPolicy(policy: Record<string, number> | null | undefined) {
+    if (!policy) return;
+    const known = new Set(Object.keys(DEFAULT_HEALTH_POLICY).filter((k) => k !== "freeShareCap" && k !== "probationSteps"));
+    const unknown = Object.keys(policy).filter((k) => !known.has(k));
+    if (unknown.length > 0) {
+      throw new ValidationError(`policy.${unknown[0]}: unknown threshold (known: ${[...known].join(", ")})`, unknown.map((k) => ({ field: `policy.${k}`, message: "unknown threshold" })));
+    }
+    const resolved = resolveHealthPolicy(policy);
+    if (!resolved.ok) {
+      const details = resolved.error.map((p) => ({ field: `policy.${p.split(":")[0]}`, message: p.split(":").slice(1).join(":").trim() }));
+      throw new ValidationError(`${details[0]?.field}: ${details[0]?.message}`, details);
+    }
+  }
 
   async function describe(row: RouteRow) {
     const members = await routeMembers(db, row.name);
@@ -24,8 +38,11 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
       freeShareCap: row.freeShareCap,
       onAllDown: row.onAllDown as "fail-open" | "fail-closed",
       policy: row.policy ?? null,
-      lines: members,
-      warnings: hooks.warnings(row.name, members),
+      lines: members.map(({ maxShare: _m, ...m }) => m),
+      warnings: routeWarnings(
+        members.map((m) => ({ tier: m.tier as Tier, maxShare: m.maxShare, adminState: m.adminState as AdminState })),
+        { freeShareCap: row.freeShareCap },
+      ).map((w) => w.message),
       createdAt: row.createdAt.toISOString(),
       updatedAt: row.updatedAt.toISOString(),
     };
@@ -35,6 +52,7 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
     createRoute({ method: "post", path: "/", tags, summary: "Create a route", request: jsonBody(RouteCreateSchema), responses: { 201: json(RouteSchema, "The route"), ...errorResponses } }),
     async (c) => {
       const body = c.req.valid("json");
+      checkPolicy(body.policy);
       const row = await insertRoute(db, { ...body, policy: body.policy ?? null }).catch((e: unknown) => {
         throw isUniqueViolation(e) ? new ConflictError(`a route named ${JSON.stringify(body.name)} already exists`, [{ field: "name", message: "already exists" }]) : e;
       });
@@ -74,6 +92,7 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
     async (c) => {
       const { name } = c.req.valid("param");
       const body = c.req.valid("json");
+      checkPolicy(body.policy);
       const row = await updateRoute(db, name, body, new Date(deps.clock.now()));
       if (!row) throw new NotFoundError(`route ${JSON.stringify(name)}`);
       await hooks.routeChanged(name);

@@ -1,0 +1,69 @@
+import type { AdminState } from "@linewatch/core";
+import { deleteOldProbeResults, listRouteRows } from "@linewatch/db";
+import type { AppDeps } from "./deps";
+import { HealthService } from "./health/health-service";
+import { Prober } from "./prober/prober";
+import { RegistryCache } from "./registry-cache";
+import { TablePublisher } from "./tables/publisher";
+
+/** The running parts behind the API: registry cache, prober, health machine shell, table publisher. */
+export class Engine {
+  readonly registry: RegistryCache;
+  readonly publisher: TablePublisher;
+  readonly health: HealthService;
+  readonly prober: Prober;
+
+  constructor(
+    readonly deps: AppDeps,
+    rng: () => number = Math.random,
+  ) {
+    this.registry = new RegistryCache(deps);
+    this.publisher = new TablePublisher(deps, this.registry);
+    this.health = new HealthService(deps, this.registry, this.publisher);
+    this.prober = new Prober(deps, this.registry, { onResult: (r) => this.health.applyProbe(r) }, rng);
+  }
+
+  async start(): Promise<void> {
+    await this.publisher.start();
+    await this.prober.reconcile();
+    // Tables reflect the registry as it is now (e.g. lines added while this replica was down).
+    await this.publisher.recompute((await listRouteRows(this.deps.database.db)).map((r) => r.name), { reason: "start-up", probeIds: [] });
+  }
+
+  /** One scheduler tick: due probes out, due health timers applied. */
+  async tick(): Promise<void> {
+    await this.prober.runDue();
+    await this.health.runTicks();
+  }
+
+  /** After the registry changed through this replica's API. */
+  async registryChanged(routes: string[], opts: { reconcile?: boolean } = {}): Promise<void> {
+    this.registry.invalidate();
+    if (opts.reconcile !== false) await this.prober.reconcile();
+    await this.publisher.recompute(routes, { reason: "registry change", probeIds: [] });
+  }
+
+  async adminStateChanged(lineId: string, adminState: AdminState, routes: string[]): Promise<void> {
+    this.registry.invalidate();
+    await this.health.applyAdmin(lineId, adminState);
+    await this.prober.reconcile();
+    await this.publisher.recompute(routes, { reason: `admin: ${adminState}`, probeIds: [] });
+  }
+
+  /** Retention: delete old probe results in small batches so probes are never blocked for long. */
+  async pruneProbeResults(batch = 1000): Promise<number> {
+    const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const n = await deleteOldProbeResults(this.deps.database.db, before, batch);
+      total += n;
+      if (n < batch) return total;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.prober.close();
+    await this.publisher.stop();
+  }
+}

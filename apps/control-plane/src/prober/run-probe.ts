@@ -1,0 +1,86 @@
+import { createHash, randomBytes } from "node:crypto";
+import { type Line, type Sample, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, scoreProbe } from "@linewatch/core";
+import { type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
+import type { Agent } from "undici";
+import type { AppDeps } from "../deps";
+import { type HttpOutcome, sendProbe } from "./send-probe";
+
+/** Characters of the answer kept with a result, so a human can see why it scored as it did. */
+export const EXCERPT_CHARS = 400;
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface ProbeJob {
+  line: Line;
+  apiKey: string | null;
+  sample: Sample;
+  /** "schedule" | "manual" | "confirm" */
+  trigger: string;
+  /** The scheduled slot (ms); null for manual probes. */
+  slot: number | null;
+}
+
+/** SPEC §3: the line's timeout, else the sample's, else 10 s. */
+export function probeTimeoutMs(line: Pick<Line, "timeoutMs">, sample: Pick<Sample, "timeoutMs">): number {
+  return line.timeoutMs ?? sample.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+}
+
+const hashContent = (content: string) => createHash("sha256").update(content).digest("hex").slice(0, 32);
+
+/**
+ * Send one sample to one line, score it against the (line, sample) baseline and store the result.
+ * Returns null when another replica already stored the result of this slot.
+ */
+export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent: Agent, job: ProbeJob): Promise<StoredProbeResult | null> {
+  const { line, sample } = job;
+  const db = deps.database.db;
+  const history = await recentSampleResults(db, line.id, sample.id, BASELINE_WINDOW);
+  const startedAt = deps.clock.now();
+  const nonce = `lw-${randomBytes(6).toString("hex")}`;
+  const adapter = getAdapter(line.protocol);
+  const request = adapter.buildProbe(
+    { baseUrl: line.baseUrl, model: line.model, headers: line.headers, apiKey: job.apiKey },
+    fillTemplate(sample.request, { nonce, now: startedAt }),
+  );
+  const outcome: HttpOutcome = await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now());
+
+  let content: string | null = null;
+  let json: unknown = null;
+  let tokens: number | null = null;
+  let errorClass = outcome.errorClass;
+  let errorMessage = outcome.errorMessage;
+  if (outcome.status !== null) {
+    const parsed = adapter.parseResponse(outcome.status, outcome.bodyText);
+    if (parsed.ok) {
+      ({ content, json, tokens } = parsed);
+    } else {
+      errorClass = outcome.status >= 200 && outcome.status < 300 ? parsed.errorClass : "http_status";
+      errorMessage = parsed.message;
+    }
+  }
+  const contentHash = content === null ? null : hashContent(content);
+  const scored = scoreProbe({
+    expect: sample.expect,
+    observation: { status: outcome.status, errorClass, latencyMs: outcome.latencyMs, content, json, contentHash, nonce, ...(errorMessage ? { errorMessage } : {}) },
+    baseline: computeBaseline(history),
+  });
+  const excerpt = (content ?? (outcome.status !== null ? outcome.bodyText : (errorMessage ?? ""))).slice(0, EXCERPT_CHARS);
+  return insertProbeResult(db, {
+    lineId: line.id,
+    sampleId: sample.id,
+    startedAt: new Date(startedAt),
+    latencyMs: Math.round(outcome.latencyMs),
+    status: outcome.status,
+    errorClass,
+    hardFailure: scored.hardFailure,
+    passed: scored.passed,
+    score: scored.score,
+    components: scored.components,
+    contentLength: scored.contentLength,
+    contentHash,
+    excerpt,
+    reasons: scored.reasons,
+    tokens,
+    slot: job.slot,
+    trigger: job.trigger,
+  });
+}

@@ -1,0 +1,58 @@
+import { z } from "@hono/zod-openapi";
+
+const Components = z
+  .object({ length: z.number(), fields: z.number(), freshness: z.number(), status: z.number(), latency: z.number() })
+  .openapi("ScoreComponents", { description: "Each 0–1 (SPEC §4): content 65 (length 25, fields 20, freshness 20), status 20, latency 15" });
+
+export const ProbeResultSchema = z
+  .object({
+    id: z.string(),
+    sampleId: z.string(),
+    sample: z.string().openapi({ description: "The sample's name" }),
+    trigger: z.string().openapi({ description: "schedule | confirm | manual" }),
+    startedAt: z.string(),
+    latencyMs: z.number().int(),
+    status: z.number().int().nullable(),
+    errorClass: z.string().nullable().openapi({ description: "timeout | connect | http_status | parse | protocol; null when answered" }),
+    hardFailure: z.boolean(),
+    passed: z.boolean(),
+    score: z.number(),
+    components: Components,
+    reasons: z.array(z.string()).openapi({ description: "Why components are below 1, in words" }),
+    contentLength: z.number().int(),
+    contentHash: z.string().nullable(),
+    excerpt: z.string(),
+    tokens: z.number().int().nullable().openapi({ description: "Tokens the probe spent (usage.total_tokens)" }),
+  })
+  .openapi("ProbeResult");
+
+export const ProbeRunSchema = z.object({ results: z.array(ProbeResultSchema) }).openapi("ProbeRun");
+
+export const LineHealthSchema = z
+  .object({
+    lineId: z.string(),
+    name: z.string(),
+    adminState: z.string(),
+    state: z.enum(["healthy", "degraded", "cooldown", "probation", "drained", "disabled"]),
+    serviceState: z.string().openapi({ description: "The state the probes keep under an admin drain/disable" }),
+    since: z.string(),
+    score: z.number().nullable().openapi({ description: "Mean of the last 10 minutes of probe scores" }),
+    components: Components.nullable().openapi({ description: "Components averaged over the same window" }),
+    weightFactor: z.number().openapi({ description: "0–1, applied to the line's base weight in every route" }),
+    cooldown: z.object({ until: z.string(), durationMs: z.number() }).nullable(),
+    probation: z.object({ stage: z.number().int(), factor: z.number() }).nullable(),
+    holdUntil: z.string().nullable().openapi({ description: "Anti-flap: the weight is not raised before this" }),
+    fastProbeUntil: z.string().nullable().openapi({ description: "After a trend alert the interval is halved until this" }),
+    consecutiveFailures: z.number().int(),
+    consecutivePasses: z.number().int(),
+    routes: z.array(z.object({ route: z.string(), baseWeight: z.number(), weight: z.number().int(), tableVersion: z.number().int().nullable() })),
+    probing: z.object({
+      samples: z.array(z.string()),
+      intervalSec: z.number(),
+      probesPerDay: z.number(),
+      last24h: z.object({ probes: z.number().int(), tokens: z.number().int() }),
+      tokensPerDay: z.number().openapi({ description: "Estimated from the last 24 h at the current interval" }),
+    }),
+    recent: z.array(ProbeResultSchema),
+  })
+  .openapi("LineHealth");

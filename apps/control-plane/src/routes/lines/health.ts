@@ -1,0 +1,131 @@
+import { createRoute } from "@hono/zod-openapi";
+import {
+  DEFAULT_HEALTH_POLICY,
+  type Health,
+  LINE_SCORE_WINDOW_MS,
+  averageComponents,
+  describeHealth,
+  initialHealth,
+  lineScore,
+  probeIntervalMs,
+  probesPerDay,
+} from "@linewatch/core";
+import { type StoredProbeResult, getLineHealth, latestLineResults, probeSpend } from "@linewatch/db";
+import type { AppDeps } from "../../deps";
+import type { Engine } from "../../engine";
+import { NotFoundError } from "../../errors";
+import { applicableSamples, linePolicy } from "../../registry-cache";
+import { IdParam, createRouter, errorResponses, isUuid, json } from "../common";
+import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
+
+const tags = ["lines"];
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function resultView(r: StoredProbeResult & { sampleName?: string }) {
+  return {
+    id: r.id,
+    sampleId: r.sampleId,
+    sample: r.sampleName ?? "",
+    trigger: r.trigger,
+    startedAt: new Date(r.startedAt).toISOString(),
+    latencyMs: r.latencyMs,
+    status: r.status,
+    errorClass: r.errorClass,
+    hardFailure: r.hardFailure,
+    passed: r.passed,
+    score: r.score,
+    components: r.components,
+    reasons: r.reasons,
+    contentLength: r.contentLength,
+    contentHash: r.contentHash,
+    excerpt: r.excerpt,
+    tokens: r.tokens,
+  };
+}
+
+/** GET /v1/lines/:id/health and POST /v1/lines/:id/probe. */
+export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
+  const app = createRouter();
+  const db = deps.database.db;
+
+  app.openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/probe",
+      tags,
+      summary: "Probe the line now with every sample that applies; returns the results",
+      request: { params: IdParam },
+      responses: { 200: json(ProbeRunSchema, "The probe results"), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const snapshot = await engine.registry.get();
+      const line = isUuid(id) ? snapshot.lines.get(id) : undefined;
+      if (!line) throw new NotFoundError(`line ${id}`);
+      const results = await engine.prober.probeNow(id);
+      return c.json({ results: results.map((r) => resultView({ ...r, sampleName: snapshot.samples.get(r.sampleId)?.name ?? "" })) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/health",
+      tags,
+      summary: "State, score, components, weight factor, cooldown, probing cost and recent probe results",
+      request: { params: IdParam },
+      responses: { 200: json(LineHealthSchema, "The line's health"), ...errorResponses },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const snapshot = await engine.registry.get();
+      const line = isUuid(id) ? snapshot.lines.get(id) : undefined;
+      if (!line) throw new NotFoundError(`line ${id}`);
+      const now = deps.clock.now();
+      const policy = line ? linePolicy(line, snapshot.routes) : DEFAULT_HEALTH_POLICY;
+      const row = await getLineHealth(db, id);
+      const health = (row?.health as unknown as Health | undefined) ?? initialHealth(now, line.adminState);
+      const view = describeHealth(health, policy);
+      const recent = await latestLineResults(db, id, 50);
+      const window = recent.filter((r) => r.startedAt >= now - LINE_SCORE_WINDOW_MS);
+      const samples = applicableSamples(line, snapshot.samples.values());
+      const interval = probeIntervalMs(line, samples.length, { fast: view.fastProbeUntil !== null && view.fastProbeUntil > now });
+      const last24h = await probeSpend(db, id, new Date(now - 86_400_000));
+      const perDay = probesPerDay(interval, samples.length);
+      return c.json(
+        {
+          lineId: line.id,
+          name: line.name,
+          adminState: line.adminState,
+          state: line.adminState === "active" ? view.state : line.adminState,
+          serviceState: view.serviceState,
+          since: new Date(view.since).toISOString(),
+          score: lineScore(window, now),
+          components: averageComponents(window),
+          weightFactor: line.adminState === "active" ? view.weightFactor : 0,
+          cooldown: view.cooldownUntil !== null ? { until: iso(view.cooldownUntil)!, durationMs: view.cooldownMs ?? 0 } : null,
+          probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,
+          holdUntil: iso(view.holdUntil),
+          fastProbeUntil: iso(view.fastProbeUntil),
+          consecutiveFailures: view.consecutiveFailures,
+          consecutivePasses: view.consecutivePasses,
+          routes: line.routes.map((m) => {
+            const table = engine.publisher.view(m.route);
+            return { route: m.route, baseWeight: m.weight, weight: table?.lines.find((l) => l.id === line.id)?.weight ?? 0, tableVersion: table?.version ?? null };
+          }),
+          probing: {
+            samples: samples.map((s) => s.name),
+            intervalSec: Math.round(interval / 100) / 10,
+            probesPerDay: Math.round(perDay),
+            last24h,
+            tokensPerDay: last24h.probes > 0 ? Math.round((last24h.tokens / last24h.probes) * perDay) : 0,
+          },
+          recent: recent.slice(0, 20).map(resultView),
+        },
+        200,
+      );
+    },
+  );
+
+  return app;
+}

@@ -1,0 +1,40 @@
+import { type SQL, and, desc, eq, gt, gte, lt } from "drizzle-orm";
+import type { Db } from "../client";
+import { events } from "../schema/index";
+
+export type EventRow = typeof events.$inferSelect;
+export type EventInsert = Omit<typeof events.$inferInsert, "id">;
+
+/** Record events; one whose dedupe key exists already is skipped (replays after a restart record nothing twice). */
+export async function insertEvents(db: Db, rows: EventInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insert(events).values(rows).onConflictDoNothing();
+}
+
+export interface EventFilter {
+  lineId?: string;
+  route?: string;
+  kind?: string;
+  since?: Date;
+  /** Cursor: events with an id below this (pages go back in time). */
+  before?: number;
+  /** Cursor for followers: events with an id above this, oldest first. */
+  after?: number;
+  limit: number;
+}
+
+export async function listEvents(db: Db, f: EventFilter): Promise<EventRow[]> {
+  const where: SQL[] = [];
+  if (f.lineId) where.push(eq(events.lineId, f.lineId));
+  if (f.route) where.push(eq(events.routeName, f.route));
+  if (f.kind) where.push(eq(events.kind, f.kind));
+  if (f.since) where.push(gte(events.at, f.since));
+  if (f.before !== undefined) where.push(lt(events.id, f.before));
+  if (f.after !== undefined) where.push(gt(events.id, f.after));
+  const q = db
+    .select()
+    .from(events)
+    .where(where.length ? and(...where) : undefined)
+    .limit(f.limit);
+  return f.after !== undefined ? q.orderBy(events.id) : q.orderBy(desc(events.id));
+}

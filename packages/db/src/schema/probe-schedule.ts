@@ -1,0 +1,25 @@
+import { index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { lines } from "./lines";
+import { samples } from "./samples";
+
+/**
+ * When each (line, sample) is next due. Replicas claim due rows with FOR UPDATE SKIP LOCKED and a
+ * lease (`claimed_until`), so a probe runs once per slot whichever replica takes it.
+ */
+export const probeSchedule = pgTable(
+  "probe_schedule",
+  {
+    lineId: uuid("line_id")
+      .notNull()
+      .references(() => lines.id, { onDelete: "cascade" }),
+    sampleId: uuid("sample_id")
+      .notNull()
+      .references(() => samples.id, { onDelete: "cascade" }),
+    nextAt: timestamp("next_at", { withTimezone: true, mode: "date" }).notNull(),
+    /** Why the next probe is due: `schedule`, or `confirm` (a confirming re-probe after a failure). */
+    trigger: text("trigger").notNull().default("schedule"),
+    claimedBy: text("claimed_by"),
+    claimedUntil: timestamp("claimed_until", { withTimezone: true, mode: "date" }),
+  },
+  (t) => [primaryKey({ columns: [t.lineId, t.sampleId] }), index("probe_schedule_due_idx").on(t.nextAt)],
+);
