@@ -16,6 +16,8 @@ import {
 } from "@linewatch/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+// Not re-exported from @linewatch/core (yet): read from the module itself.
+import { CHECK_FLOOR, failedChecks } from "../../../../packages/core/src/scoring/weights";
 
 const anyNumber = fc.oneof(
   fc.double({ noNaN: false }),
@@ -79,6 +81,38 @@ const baseline: fc.Arbitrary<Baseline> = fc.oneof(
     .map(computeBaseline),
 );
 
+/**
+ * Answered probes close to a good one, so that passing probes, failed checks at a passing
+ * score and components near CHECK_FLOOR all come up (the inputs above rarely pass).
+ */
+const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on most days.";
+const nearGood: fc.Arbitrary<[SampleExpect, ProbeObservation, Baseline]> = fc.tuple(
+  fc.record(
+    {
+      minLength: fc.integer({ min: 0, max: 150 }),
+      maxLength: fc.integer({ min: 1, max: 200 }),
+      requiredFields: fc.subarray(["usage.total_tokens", "content.city", "content.country"]),
+      contains: fc.subarray(["train", "155", "lyon", "minutes", "plane"]),
+      answer: fc.constantFrom("155", "145"),
+      nonce: fc.boolean(),
+      varies: fc.boolean(),
+      maxLatencyMs: fc.integer({ min: 500, max: 3000 }),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.record({
+    status: fc.constant(200),
+    errorClass: fc.constant(null),
+    latencyMs: fc.integer({ min: 0, max: 6000 }),
+    content: fc.constantFrom(LONG_155, "155", "145", "lw-abc: about 155 minutes by train", '{"city":"Lyon","country":"France"}'),
+    json: fc.constantFrom(null, { usage: { total_tokens: 5 } }),
+    contentHash: fc.option(fc.constantFrom("a", "b"), { nil: null }),
+    nonce: fc.constantFrom("", "lw-abc"),
+  }),
+  baseline,
+);
+const probeInput = fc.oneof({ arbitrary: fc.tuple(sampleExpect, observation, baseline), weight: 1 }, { arbitrary: nearGood, weight: 3 });
+
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
 const components: fc.Arbitrary<ScoreComponents> = fc.record({
   length: unit,
@@ -100,10 +134,61 @@ describe("scoring properties", () => {
         expect(r.score).toBeGreaterThanOrEqual(0);
         expect(r.score).toBeLessThanOrEqual(100);
         expect(Math.round(r.score * 10) / 10).toBe(r.score);
-        expect(r.passed).toBe(!r.hardFailure && r.score >= PASS_SCORE);
+        expect(r.passed).toBe(!r.hardFailure && r.score >= PASS_SCORE && failedChecks(r.components).length === 0);
         expect(r.contentLength).toBeGreaterThanOrEqual(0);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("passed implies score ≥ 60, every component ≥ CHECK_FLOOR and no hard failure", () => {
+    let passed = 0;
+    fc.assert(
+      fc.property(probeInput, ([e, o, b]) => {
+        const r = scoreProbe({ expect: e, observation: o, baseline: b });
+        if (!r.passed) return;
+        passed += 1;
+        expect(r.hardFailure).toBe(false);
+        expect(r.score).toBeGreaterThanOrEqual(PASS_SCORE);
+        for (const name of COMPONENT_NAMES) expect(r.components[name]).toBeGreaterThanOrEqual(CHECK_FLOOR);
+        expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+      }),
+      { numRuns: 500 },
+    );
+    expect(passed).toBeGreaterThan(0); // the generators do reach passing probes
+  });
+
+  it("a component below CHECK_FLOOR fails the probe, and the first reason names exactly those checks", () => {
+    let failedAtPassingScore = 0;
+    fc.assert(
+      fc.property(probeInput, ([e, o, b]) => {
+        const r = scoreProbe({ expect: e, observation: o, baseline: b });
+        if (r.hardFailure) return;
+        const below = COMPONENT_NAMES.filter((name) => r.components[name] < CHECK_FLOOR);
+        if (below.length === 0) {
+          expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+          expect(r.passed).toBe(r.score >= PASS_SCORE);
+          return;
+        }
+        if (r.score >= PASS_SCORE) failedAtPassingScore += 1;
+        expect(r.passed).toBe(false);
+        expect(r.reasons[0]).toBe(`failed check: ${below.join(", ")} below 0.5`);
+      }),
+      { numRuns: 500 },
+    );
+    expect(failedAtPassingScore).toBeGreaterThan(0); // the case the floor exists for does come up
+  });
+
+  it("failedChecks lists exactly the components below CHECK_FLOOR, in COMPONENT_NAMES order", () => {
+    const nearFloor = fc.oneof(unit, fc.constantFrom(0, 0.49, 0.499, CHECK_FLOOR, 0.501, 1));
+    const c = fc.record({ length: nearFloor, fields: nearFloor, freshness: nearFloor, status: nearFloor, latency: nearFloor });
+    fc.assert(
+      fc.property(c, (components) => {
+        const failed = failedChecks(components);
+        expect(failed).toEqual(COMPONENT_NAMES.filter((name) => failed.includes(name)));
+        for (const name of COMPONENT_NAMES) expect(failed.includes(name)).toBe(components[name] < CHECK_FLOOR);
+      }),
+      { numRuns: 1000 },
     );
   });
 

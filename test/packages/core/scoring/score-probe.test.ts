@@ -8,6 +8,8 @@ import {
   scoreFromComponents,
 } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
+// Not re-exported from @linewatch/core (yet): read from the module itself.
+import { CHECK_FLOOR, failedChecks } from "../../../../packages/core/src/scoring/weights";
 import { cold, history, NONCE, observe, score, warm } from "./fixtures";
 
 const text = (n: number) => "word ".repeat(Math.ceil(n / 5)).slice(0, n);
@@ -121,7 +123,11 @@ describe("fields", () => {
       JSON.stringify(lyon).slice(0, 40),
       { usage: { total_tokens: 90 } },
       0.2,
-      ["answer is not JSON", "missing fields: content.city, content.country, content.population, content.landmarks"],
+      [
+        "failed check: fields below 0.5",
+        "answer is not JSON",
+        "missing fields: content.city, content.country, content.population, content.landmarks",
+      ],
     ],
   ])("%s", (_name, content, json, expected, reasons) => {
     const r = score(jsonFields, observe(content, { json }));
@@ -139,7 +145,11 @@ describe("fields", () => {
     expect(score(expect_, observe("Status codes like HTTP 200 hide bad content.")).components.fields).toBe(1);
     const r = score(expect_, observe("Status codes hide bad answers."));
     expect(r.components.fields).toBeCloseTo(1 / 3, 3);
-    expect(r.reasons).toEqual(['does not contain "content"', 'does not match "\\\\bHTTP 200\\\\b"']);
+    expect(r.reasons).toEqual([
+      "failed check: fields below 0.5",
+      'does not contain "content"',
+      'does not match "\\\\bHTTP 200\\\\b"',
+    ]);
   });
 
   it("accepts /pattern/flags and ignores a broken pattern", () => {
@@ -268,10 +278,18 @@ describe("hard failures", () => {
 });
 
 describe("pass", () => {
-  it("passes at 60 and above without a hard failure", () => {
-    const r = score({ answer: "155" }, observe("145"));
-    expect(r.score).toBe(80);
-    expect(r.passed).toBe(true);
+  it("passes at 60 and above without a hard failure or a failed check", () => {
+    expect(score({ answer: "155" }, observe("155"))).toMatchObject({ score: 100, passed: true, reasons: [] });
+    // Degraded but every component at or above CHECK_FLOOR: the buried answer scores 0.5.
+    const buried = score({ answer: "155" }, observe("The fast train from Paris to Lyon takes about 155 minutes on most days."));
+    expect(buried.components.freshness).toBe(0.5);
+    expect(buried.score).toBe(90);
+    expect(buried.passed).toBe(true);
+    // 80 would clear the pass mark, but the wrong answer is a failed check.
+    const wrong = score({ answer: "155" }, observe("145"));
+    expect(wrong.score).toBe(80);
+    expect(wrong.passed).toBe(false);
+    expect(wrong.reasons).toEqual(["failed check: freshness below 0.5", 'wrong answer: expected "155", got "145"']);
     const bad = score({ answer: "155", minLength: 30, nonce: true }, observe("145", { latencyMs: 100 }));
     expect(bad.score).toBeLessThan(PASS_SCORE);
     expect(bad.passed).toBe(false);
@@ -279,5 +297,83 @@ describe("pass", () => {
 
   it("reports the content length in code points", () => {
     expect(score({}, observe("Lyon 🦁 里昂")).contentLength).toBe(9);
+  });
+});
+
+describe("failed check: a component below CHECK_FLOOR fails the probe whatever the score", () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `k${i}x`);
+  const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on most days.";
+
+  it("is 0.5", () => {
+    expect(CHECK_FLOOR).toBe(0.5);
+  });
+
+  it.each([
+    ["all at 1", { length: 1, fields: 1, freshness: 1, status: 1, latency: 1 }, []],
+    ["all at the floor", { length: 0.5, fields: 0.5, freshness: 0.5, status: 0.5, latency: 0.5 }, []],
+    ["one just below", { length: 1, fields: 0.49, freshness: 1, status: 1, latency: 1 }, ["fields"]],
+    ["several, in COMPONENT_NAMES order", { length: 0.1, fields: 1, freshness: 0, status: 1, latency: 0.499 }, ["length", "freshness", "latency"]],
+    ["all at 0", { length: 0, fields: 0, freshness: 0, status: 0, latency: 0 }, ["length", "fields", "freshness", "status", "latency"]],
+  ])("failedChecks: %s", (_name, components, expected) => {
+    expect(failedChecks(components)).toEqual(expected);
+  });
+
+  // Each component at 0.49 (freshness only takes 0, 0.5 or 1: 0) with the others at 1.
+  it.each([
+    ["length 0.49", { minLength: 100 }, observe("x".repeat(49)), "length", 0.49],
+    ["fields 0.49", { contains: words(100) }, observe(words(49).join(" ")), "fields", 0.49],
+    ["freshness 0 (wrong answer)", { answer: "155" }, observe("145"), "freshness", 0],
+    ["latency 0.49", { maxLatencyMs: 1000 }, observe("ok", { latencyMs: 1510 }), "latency", 0.49],
+  ] as const)("%s: score ≥ 60 but fails, and the reason names the check", (_name, expect_, observation, name, value) => {
+    const r = score(expect_, observation);
+    expect(r.components[name]).toBe(value);
+    expect(failedChecks(r.components)).toEqual([name]);
+    expect(r.score).toBeGreaterThanOrEqual(PASS_SCORE);
+    expect(r.hardFailure).toBe(false);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe(`failed check: ${name} below 0.5`);
+    expect(r.reasons.length).toBeGreaterThan(1); // the component's own reason follows
+  });
+
+  // The same components exactly at the floor pass.
+  it.each([
+    ["length 0.5", { minLength: 100 }, observe("x".repeat(50)), "length"],
+    ["fields 0.5", { contains: words(2) }, observe("k0x"), "fields"],
+    ["freshness 0.5 (answer buried in a long answer)", { answer: "155" }, observe(LONG_155), "freshness"],
+    ["latency 0.5", { maxLatencyMs: 1000 }, observe("ok", { latencyMs: 1500 }), "latency"],
+  ] as const)("%s: passes", (_name, expect_, observation, name) => {
+    const r = score(expect_, observation);
+    expect(r.components[name]).toBe(CHECK_FLOOR);
+    expect(r.passed).toBe(true);
+    expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+  });
+
+  it("passes with every graded component at the floor and the score exactly 60", () => {
+    // status is 0 or 1; the other four sit at 0.5: 20 + 0.5 × 80 = 60.
+    const expect_: SampleExpect = { minLength: 2 * LONG_155.length, contains: ["train", "plane"], answer: "155", maxLatencyMs: 1000 };
+    const r = score(expect_, observe(LONG_155, { latencyMs: 1500 }));
+    expect(r.components).toEqual({ length: 0.5, fields: 0.5, freshness: 0.5, status: 1, latency: 0.5 });
+    expect(r.score).toBe(PASS_SCORE);
+    expect(r.passed).toBe(true);
+    expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+    // A hair slower and latency fails its check (and the score drops under 60 too).
+    const slower = score(expect_, observe(LONG_155, { latencyMs: 1510 }));
+    expect(slower.passed).toBe(false);
+    expect(slower.reasons[0]).toBe("failed check: latency below 0.5");
+  });
+
+  it("names every failed check in one reason, first", () => {
+    // Wrong answer and too slow: 100 − 20 − 15 = 65, above the pass mark.
+    const r = score({ answer: "155", maxLatencyMs: 1000 }, observe("145", { latencyMs: 2500 }));
+    expect(r.score).toBe(65);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: freshness, latency below 0.5");
+    expect(r.reasons.filter((x) => x.startsWith("failed check"))).toHaveLength(1);
+  });
+
+  it("adds no failed-check reason to a hard failure", () => {
+    const r = score({ answer: "155" }, observe(null, { status: 503, errorClass: "http_status" }));
+    expect(r.passed).toBe(false);
+    expect(r.reasons).toEqual(["HTTP 503"]);
   });
 });

@@ -114,9 +114,12 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation: observeAnswer(cut, nonce, 3800), baseline });
     expect(r.components.length).toBeLessThan(0.2);
     expect(r.reasons.some((x) => x.endsWith("(truncated?)"))).toBe(true);
-    // One content fault costs at most its weight (25): degraded, not failed (SPEC §4, §5).
+    // One content fault costs at most its weight (25), so the score alone would still pass;
+    // the length component below CHECK_FLOOR fails the probe (weights.ts).
     expect(r.score).toBeLessThan(80);
-    expect(r.passed).toBe(true);
+    expect(r.score).toBeGreaterThanOrEqual(60);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: length below 0.5");
   });
 
   it("truncation served fast is suspicious too", () => {
@@ -124,6 +127,8 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation: observeAnswer((PARAGRAPHS[1] ?? "").slice(0, 150), nonce, 400), baseline });
     expect(r.components.latency).toBeLessThanOrEqual(0.2);
     expect(r.score).toBeLessThan(70);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: length, latency below 0.5");
   });
 
   it("dropped fields: missing landmarks and usage", () => {
@@ -133,6 +138,10 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation, baseline });
     expect(r.components.fields).toBeCloseTo(0.6, 3);
     expect(r.reasons).toContain("missing fields: content.landmarks, usage.total_tokens");
+    // 3 of 5 fields is above CHECK_FLOOR; the answer without landmarks is also too short, and
+    // that is the check it fails.
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: length below 0.5");
   });
 
   it("stale cache: an old echo does not hold this probe's nonce", () => {
@@ -141,6 +150,9 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation: observeAnswer(old, nonce, 1100), baseline });
     expect(r.components.freshness).toBe(0);
     expect(r.reasons).toContain(`nonce ${nonce} not echoed (cached answer?)`);
+    expect(r.score).toBeGreaterThanOrEqual(60);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: freshness below 0.5");
   });
 
   it("smaller model: ten minutes off", () => {
@@ -148,6 +160,8 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation: observeAnswer("145", nonce, 900), baseline });
     expect(r.components.freshness).toBe(0);
     expect(r.score).toBe(80);
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: freshness below 0.5");
   });
 
   it("slow: twice the sample's limit", () => {
@@ -155,5 +169,8 @@ describe("silent faults on a warm line", () => {
     const r = scoreProbe({ expect: s.expect, observation: observeAnswer(goodAnswer("nonce-echo", 0, nonce), nonce, 12_000), baseline });
     expect(r.components.latency).toBe(0);
     expect(r.score).toBe(85);
+    // CHECK_FLOOR covers latency too: a right answer at twice the limit fails the probe.
+    expect(r.passed).toBe(false);
+    expect(r.reasons[0]).toBe("failed check: latency below 0.5");
   });
 });
