@@ -14,9 +14,9 @@ export interface TestDatabase {
 
 /**
  * A fresh database with the real migrations: a new PostgreSQL database when DATABASE_URL is set
- * (CI runs the suite both ways), otherwise a PGlite directory of its own.
+ * (CI runs the suite both ways), otherwise PGlite, in memory or (persistent) in a directory of its own.
  */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { persistent?: boolean } = {}): Promise<TestDatabase> {
   const base = process.env.DATABASE_URL;
   const name = `lw_test_${randomBytes(6).toString("hex")}`;
   if (base) {
@@ -36,6 +36,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await a.end();
       },
     };
+  }
+  if (!opts.persistent) {
+    // In memory: fast, but gone when closed; suites that restart ask for `persistent`.
+    return { kind: "pglite", url: undefined, dataDir: "memory", open: () => createDb({ dataDir: "memory" }), dispose: async () => {} };
   }
   const { mkdtempSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");

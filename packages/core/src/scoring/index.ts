@@ -12,10 +12,12 @@ export {
   STALE_RUN,
 } from "./baseline";
 export {
+  CHECK_FLOOR,
   COMPONENT_NAMES,
   DEFAULT_WEIGHTS,
   PASS_SCORE,
   type ScoreWeights,
+  failedChecks,
   scoreFromComponents,
 } from "./weights";
 export {

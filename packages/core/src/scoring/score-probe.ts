@@ -8,7 +8,7 @@ import { scoreLength } from "./length";
 import { clamp01, roundTo } from "./numbers";
 import { hardFailureReason, isHardFailure, scoreStatus } from "./status";
 import { charLength } from "./text";
-import { DEFAULT_WEIGHTS, PASS_SCORE, type ScoreWeights, scoreFromComponents } from "./weights";
+import { CHECK_FLOOR, DEFAULT_WEIGHTS, PASS_SCORE, type ScoreWeights, failedChecks, scoreFromComponents } from "./weights";
 
 /** What the shell saw of one probe. */
 export interface ProbeObservation {
@@ -95,12 +95,14 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
     latency: roundTo(clamp01(parts.latency.score), 3),
   };
   const score = scoreFromComponents(components, input.weights ?? DEFAULT_WEIGHTS);
+  const failed = failedChecks(components);
   return {
     components,
     score,
-    passed: score >= PASS_SCORE,
+    passed: score >= PASS_SCORE && failed.length === 0,
     hardFailure: false,
     reasons: [
+      ...(failed.length > 0 ? [`failed check: ${failed.join(", ")} below ${CHECK_FLOOR}`] : []),
       ...parts.status.reasons,
       ...parts.length.reasons,
       ...parts.fields.reasons,
