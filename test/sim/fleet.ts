@@ -9,6 +9,7 @@ import {
   type HealthEffect,
   type HealthPolicy,
   initialHealth,
+  isFastProbing,
   jitterOffsetMs,
   lineScore,
   nextTickAt,
@@ -175,7 +176,7 @@ export class Fleet {
   }
 
   private interval(s: LineState): number {
-    const fast = s.health.fastProbeUntil !== null && this.now < s.health.fastProbeUntil;
+    const fast = isFastProbing(s.health, this.now);
     return probeIntervalMs(
       { probeIntervalSec: s.line.probeIntervalSec ?? 45, dailyQuota: s.line.dailyQuota ?? null, probeBudgetPct: s.line.probeBudgetPct ?? 5 },
       this.opts.samples.length,
@@ -199,7 +200,7 @@ export class Fleet {
     const gen = ++timer.gen;
     this.clock.at(timer.nextAt, () => {
       if (timer.gen !== gen) return;
-      const fast = s.health.fastProbeUntil !== null && this.now < s.health.fastProbeUntil;
+      const fast = isFastProbing(s.health, this.now);
       timer.lastStart = this.now;
       timer.nextAt = this.now + this.interval(s);
       this.armTimer(s, sample, timer);

@@ -23,3 +23,17 @@ export function hex(rng: () => number, length: number): string {
   while (s.length < length) s += Math.floor(rng() * 16).toString(16);
   return s;
 }
+
+/** A well-mixed 32-bit seed from several integers (murmur3's finaliser), so nearby seeds give unrelated streams. */
+export function seedFrom(...parts: number[]): number {
+  let h = 0x811c9dc5;
+  for (const p of parts) {
+    h = Math.imul(h ^ (p >>> 0), 0x01000193) >>> 0;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b) >>> 0;
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35) >>> 0;
+    h ^= h >>> 16;
+  }
+  return h >>> 0;
+}

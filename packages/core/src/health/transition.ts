@@ -122,12 +122,15 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number): void {
   const { policy, now } = d;
   d.h.lineScore = lineScore;
   trackTrend(d, r, lineScore);
-  if (d.h.reprobe?.sampleId === r.sampleId) d.h.reprobe = null;
+  const confirming = d.h.reprobe?.sampleId === r.sampleId;
+  if (confirming) d.h.reprobe = null;
 
   const passed = r.passed && !r.hardFailure;
   if (passed) {
     d.h.passStreak = keepLast([...d.h.passStreak, r.id], policy.passCount);
-    d.h.failStreak = [];
+    // A confirming probe speaks for its sample only: it is extra to the schedule and must never
+    // make detection slower than the schedule alone, so its pass leaves the line's streak alone.
+    if (!confirming) d.h.failStreak = [];
     delete d.h.sampleFailStreaks[r.sampleId];
   } else {
     d.h.passStreak = [];

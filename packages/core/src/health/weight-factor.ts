@@ -10,6 +10,14 @@ export const servicePhase = (h: Health): ServicePhase => (isAdminPhase(h.phase) 
 /** The factor the table uses: the held health factor, or 0 while drained/disabled. */
 export const weightFactor = (h: Health): number => (isAdminPhase(h.phase) ? 0 : h.factor);
 
+/**
+ * Whether the line should be probed at the fast interval (probeIntervalMs with fast: true): a trend
+ * alert is running and the line still carries traffic or is on its way back. A line in cooldown
+ * already has weight 0, so faster probes would only spend budget.
+ */
+export const isFastProbing = (h: Health, now: number): boolean =>
+  h.fastProbeUntil !== null && now < h.fastProbeUntil && servicePhase(h).state !== "cooldown";
+
 /** Degraded grading: 1 at or above `degradedBelow`, down to `degradedMinFactor` at `degradedFloor`, in `factorStep` steps. */
 export function gradedFactor(lineScore: number | null, policy: HealthPolicy): number {
   if (lineScore === null || lineScore >= policy.degradedBelow) return 1;

@@ -41,7 +41,7 @@ interface Step {
   effects: ReturnType<typeof transition>["effects"];
 }
 
-function simulate(steps: Array<fc.Infer<typeof stepArb>>, bias: number): Step[] {
+function simulate(steps: Array<typeof stepArb extends fc.Arbitrary<infer T> ? T : never>, bias: number): Step[] {
   let h = initialHealth(T0);
   let now = T0;
   let i = 0;

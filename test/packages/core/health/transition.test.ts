@@ -66,14 +66,26 @@ describe("transition: a table of (health, event, now) → health", () => {
     expect(health.phase.state).toBe("cooldown");
   });
 
-  it("a passing confirming probe clears the first failure", () => {
+  it("a passing confirming probe clears the first failure of its sample", () => {
     const { health } = run(fresh(), [
       [T0, probe(false, { sample: "a", lineScore: 85 })],
       [T0 + 5_000, probe(true, { sample: "a", lineScore: 85 })],
+      [T0 + 11_000, probe(true, { sample: "b", lineScore: 85 })],
       [T0 + 45_000, probe(false, { sample: "a", lineScore: 85 })],
     ]);
     expect(health.phase.state).toBe("healthy");
     expect(health.reprobe?.at).toBe(T0 + 50_000);
+  });
+
+  it("a passing confirming probe never makes detection slower than the schedule alone", () => {
+    // Scheduled: a fails, b fails → 2 consecutive failures. The confirming pass of a in between
+    // speaks for a only; without it the line would be in cooldown, so with it too.
+    const { health } = run(fresh(), [
+      [T0, probe(false, { sample: "a", lineScore: 85 })],
+      [T0 + 5_000, probe(true, { sample: "a", lineScore: 85 })],
+      [T0 + 11_000, probe(false, { sample: "b", lineScore: 85 })],
+    ]);
+    expect(health.phase.state).toBe("cooldown");
   });
 
   it("a failure during cooldown doubles it, counted from that failure, capped at 1 h", () => {
@@ -225,7 +237,7 @@ describe("transition: a table of (health, event, now) → health", () => {
       [T0 + MIN, { type: "admin", adminState: "active" }],
     ]);
     expect(undrainHealthy.health.phase.state).toBe("healthy");
-    expect(undrainHealthy.effects.map((e) => [e.kind, e.reason])).toEqual([
+    expect(undrainHealthy.effects.map((e) => [e.kind, "reason" in e ? e.reason : null])).toEqual([
       ["state_change", "admin"],
       ["weight_change", "admin"],
       ["state_change", "admin"],
