@@ -4,8 +4,8 @@
 //   npx tsx bench/detection/run.ts [--runs 50] [--seed 1] [--kinds truncate,stale]
 import { computeTable, DEFAULT_HEALTH_POLICY, type HealthPolicy, type TableRoute } from "../../packages/core/src/index";
 import { Fleet } from "../../test/sim/fleet";
-import { mulberry32, seedFrom } from "../../test/sim/rng";
-import { healthy, SHIPPED, SIM_SAMPLES } from "../../test/sim/upstreams";
+import { logNormal, mulberry32, seedFrom } from "../../test/sim/rng";
+import { BASE_LATENCY_MS, healthy, lab, SHIPPED, SIM_SAMPLES } from "../../test/sim/upstreams";
 import { FAULT_KINDS, type FaultKind, type FaultPlan, faultyLine, planFault } from "./faults";
 import { ThresholdCheck } from "./threshold";
 
@@ -126,7 +126,7 @@ export function runOnce(kind: FaultKind, run: number): Record<Checker, Outcome> 
 }
 
 const sec = (ms: number) => (ms / 1000).toFixed(1);
-const pct = (x: number, digits = 3) => `${(x * 100).toFixed(digits)}%`;
+const pct = (x: number) => `${(x * 100).toFixed(4)}%`;
 function quantiles(xs: number[]) {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
@@ -141,35 +141,69 @@ function detectionCell(outs: Outcome[], full = false): string {
   return missed > 0 ? `${body} (missed ${missed}/${outs.length})` : body;
 }
 
-function healthyDay(): string[] {
-  const plan: FaultPlan = { kind: "truncate", onset: Number.POSITIVE_INFINITY, end: Number.POSITIVE_INFINITY, badStart: Number.POSITIVE_INFINITY };
-  const lines: string[] = [];
-  for (const [name, policy] of [["linewatch", DEFAULT_HEALTH_POLICY]] as const) {
-    const f = new Fleet({
-      route,
-      start: T0,
-      seed: SEED,
-      policy,
-      samples: SIM_SAMPLES,
-      lines: [
-        { id: "paid-a", tier: "paid", baseWeight: 100, respond: healthy(1) },
-        { id: "paid-b", tier: "paid", baseWeight: 100, respond: healthy(2) },
-        { id: BAD, tier: "free", baseWeight: 100, respond: faultyLine(plan, BAD, SEED) },
-      ],
-    });
-    f.runUntil(T0 + DAY);
-    const p = f.probes(BAD);
-    const cooldowns = f.events.filter((e) => e.lineId === BAD && e.effect.kind === "state_change" && e.effect.to === "cooldown").length;
-    const failed = f.events.filter((e) => e.lineId === BAD && e.effect.kind === "reprobe").length;
-    lines.push(
-      `${name}: ${p.scheduled} scheduled probes, ${p.reprobe} re-probes, ${p.fast} fast probes in 24 h on a healthy lab line ` +
-        `(${failed} first failures, ${cooldowns} cooldowns)`,
-    );
+/** Per fault and sample, what core's scorer makes of the lab's answers: mean score and share failed. */
+function faultEffects(): string[] {
+  const out = [`| fault | ${SHIPPED.map((s) => s.name).join(" | ")} |`, `|---|${SHIPPED.map(() => "---").join("|")}|`];
+  for (const kind of FAULT_KINDS) {
+    const cells = SHIPPED.map(() => ({ score: 0, failed: 0, n: 0 }));
+    for (let run = 0; run < 20; run++) {
+      const onset = T0 + 30 * MIN;
+      const plan = planFault(kind, onset, onset + DAY, SHIPPED);
+      const respond = faultyLine(plan, BAD, seedFrom(SEED, run, 77));
+      // Warm the baseline for 25 min, then probe in the fault (creep: once the latency component fails).
+      let t = T0 + 5 * MIN;
+      for (; t < onset; t += INTERVAL_MS) for (const s of SIM_SAMPLES) respond(s, t, "scheduled");
+      for (t = plan.badStart; t < plan.badStart + 5 * MIN; t += INTERVAL_MS) {
+        SIM_SAMPLES.forEach((s, i) => {
+          const o = respond(s, t, "scheduled");
+          const hard = o.hardFailure || o.latencyMs > s.timeoutMs;
+          cells[i]!.score += hard ? 0 : o.score;
+          cells[i]!.failed += hard || !o.passed ? 1 : 0;
+          cells[i]!.n += 1;
+        });
+      }
+    }
+    out.push(`| ${kind} | ${cells.map((c) => `${(c.score / c.n).toFixed(0)} (${Math.round((100 * c.failed) / c.n)}% fail)`).join(" | ")} |`);
   }
+  return out;
+}
+
+/** A healthy lab line whose latency is noisier than the fault runs' (σ 0.35, and 2× on 2% of requests). */
+function noisyLine(seed: number) {
+  return lab({
+    name: BAD,
+    seed,
+    latencyAt: (sample, _at, rng) => (BASE_LATENCY_MS[sample.name] ?? 1000) * logNormal(rng, 0.35) * (rng() < 0.02 ? 2 : 1),
+  });
+}
+
+/** A day without a fault: what each checker spends, and how often it cuts a good line. */
+function healthyDay(): string[] {
+  const lines: string[] = [];
+  const f = new Fleet({
+    route,
+    start: T0,
+    seed: SEED,
+    samples: SIM_SAMPLES,
+    lines: [
+      { id: "paid-a", tier: "paid", baseWeight: 100, respond: healthy(1) },
+      { id: "paid-b", tier: "paid", baseWeight: 100, respond: healthy(2) },
+      { id: BAD, tier: "free", baseWeight: 100, respond: noisyLine(SEED) },
+    ],
+  });
+  f.runUntil(T0 + DAY);
+  const p = f.probes(BAD);
+  const count = (pred: (e: (typeof f.events)[number]) => boolean) => f.events.filter((e) => e.lineId === BAD && pred(e)).length;
+  lines.push(
+    `linewatch: ${p.scheduled} scheduled probes + ${p.reprobe} re-probes + ${p.fast} fast probes ` +
+      `(${(((p.reprobe + p.fast) / p.scheduled) * 100).toFixed(2)}% extra); ${count((e) => e.effect.kind === "trend_alert")} trend alerts, ` +
+      `${count((e) => e.effect.kind === "state_change" && e.effect.to === "cooldown")} cooldowns, ` +
+      `${count((e) => e.effect.kind === "weight_change")} weight changes`,
+  );
   for (const verdict of ["content", "status"] as const) {
-    const c = new ThresholdCheck({ respond: faultyLine(plan, BAD, SEED), samples: SIM_SAMPLES, start: T0, offsetMs: 0, verdict });
+    const c = new ThresholdCheck({ respond: noisyLine(SEED), samples: SIM_SAMPLES, start: T0, offsetMs: 0, verdict });
     c.runUntil(T0 + DAY);
-    lines.push(`${verdict === "content" ? "plain 2×45 s" : "status-only"}: ${c.probes} probes, ${c.factors.length - 1} weight changes in 24 h`);
+    lines.push(`${verdict === "content" ? "plain 2×45 s" : "status-only"}: ${c.probes} probes, ${c.factors.length - 1} weight changes`);
   }
   return lines;
 }
@@ -217,7 +251,9 @@ function main(): void {
   console.log(`| fault | probes | extra | extra share | simulated span |`);
   console.log(`|---|---|---|---|---|`);
   for (const r of budgetRows) console.log(r);
-  console.log("\nhealthy day (no fault), the faulty line's checker:\n");
+  console.log("\nwhat core's scorer makes of each fault, per sample: mean score (share of probes failed), 5 min into the bad span\n");
+  for (const l of faultEffects()) console.log(l);
+  console.log("\na healthy day (no fault) of the same line with noisier latency (log-normal σ 0.35, 2× on 2% of requests):\n");
   for (const l of healthyDay()) console.log(`- ${l}`);
   console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);
 }
