@@ -108,7 +108,7 @@ const CHECKERS = ["linewatch", "linewatch, no re-probe", "plain 2×45 s", "statu
 type Checker = (typeof CHECKERS)[number];
 const NO_REPROBE: HealthPolicy = { ...DEFAULT_HEALTH_POLICY, reprobeDelayMs: null };
 
-export function runOnce(kind: FaultKind, run: number): Record<Checker, Outcome> & { plan: FaultPlan } {
+function runOnce(kind: FaultKind, run: number): Record<Checker, Outcome> & { plan: FaultPlan } {
   const rng = mulberry32(seedFrom(SEED, FAULT_KINDS.indexOf(kind), run));
   const onset = T0 + HOUR + Math.floor(rng() * 19 * HOUR);
   const plan = planFault(kind, onset, onset + 30 * MIN + Math.floor(rng() * 90 * MIN), SHIPPED);

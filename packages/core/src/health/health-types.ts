@@ -79,6 +79,7 @@ export const HEALTH_REASONS = [
   "line_score",
   "hold_expired",
   "admin",
+  "score_drop",
 ] as const;
 export type HealthReason = (typeof HEALTH_REASONS)[number];
 
@@ -88,6 +89,7 @@ export type HealthEffect =
   | { kind: "weight_change"; from: number; to: number; reason: HealthReason; detail: string; probeIds: string[] }
   | {
       kind: "trend_alert";
+      reason: "score_drop";
       /** Peak line score within the window, and the line score now. */
       from: number;
       to: number;

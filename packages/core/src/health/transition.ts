@@ -257,6 +257,7 @@ function trackTrend(d: Draft, r: HealthProbe, lineScore: number): void {
   d.h.fastProbeUntil = until;
   d.effects.push({
     kind: "trend_alert",
+    reason: "score_drop",
     from: step.alert.peak.score,
     to: lineScore,
     windowMs: d.policy.trendWindowMs,
