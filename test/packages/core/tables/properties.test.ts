@@ -70,7 +70,7 @@ describe("table properties", () => {
       fc.property(routeArb, membersArb, (route, members) => {
         const t = computeTable({ route, members });
         const e = expected(route, members);
-        const tier = new Map(members.map((m) => [m.lineId, m.tier]));
+        const tier = new Map<string, string>(members.map((m) => [m.lineId, m.tier]));
         const freeSum = t.lines.reduce((a, l) => (tier.get(l.lineId) === "free" ? a + l.weight : a), 0);
         if (e.freeCap !== null) expect(freeSum).toBeLessThanOrEqual(e.freeCap);
         if (t.mode === "normal") expect(e.freeCap).not.toBeNull();
@@ -88,7 +88,7 @@ describe("table properties", () => {
         const freeRoom =
           e.freeCap === null ? 0 : Math.min(e.freeCap, e.pool.filter((m) => m.tier === "free").reduce((a, m) => a + capUnits(m), 0));
         if (e.pool.length === 0 || paidRoom + freeRoom < TOTAL_WEIGHT) return;
-        const byId = new Map(members.map((m) => [m.lineId, m]));
+        const byId = new Map<string, TableMember>(members.map((m) => [m.lineId, m]));
         for (const l of t.lines) expect(l.weight).toBeLessThanOrEqual(capUnits(byId.get(l.lineId)!));
       }),
       { numRuns: 800 },
