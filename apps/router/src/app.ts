@@ -1,16 +1,16 @@
 // createRouterApp(deps): the OpenAI-compatible proxy on Hono. Under @hono/node-server the
 // proxy routes write straight to Node's response (no Web-stream copies on the hot path);
 // elsewhere (app.request in tests) they answer with a standard Response.
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { Readable, pipeline } from "node:stream";
-import type { HttpBindings } from "@hono/node-server";
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { type HttpBindings, getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { type Context, Hono } from "hono";
 import type { Dispatcher } from "undici";
 import type { Logger, RouterClient, Rng } from "@linewatch/router-client";
 import type { RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
-import { AFFINITY_HEADER, type ProxyResult, proxyRequest } from "./proxy";
+import { AFFINITY_HEADER, type ProxyDeps, proxyRequest } from "./proxy";
+import { nodeSink, webSink } from "./response-sink";
 
 export interface RouterAppDeps {
   tables: Pick<RouterClient, "snapshot" | "routes" | "status" | "ready">;
@@ -30,116 +30,115 @@ function readNodeBody(incoming: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    incoming.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        incoming.removeAllListeners("data");
+        incoming.off("data", onData);
         incoming.resume();
         reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
-    });
-    incoming.on("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    incoming.on("error", reject);
+    };
+    incoming.on("data", onData);
+    incoming.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    incoming.once("error", reject);
   });
 }
 
-function writeNode(outgoing: ServerResponse, result: ProxyResult, metrics: RouterMetrics): void {
-  if (result.kind === "local") {
-    if (outgoing.destroyed) return;
-    const text = JSON.stringify(result.body);
-    outgoing.writeHead(result.status, {
-      ...result.headers,
-      "content-type": "application/json",
-      "content-length": Buffer.byteLength(text),
-    });
-    outgoing.end(text);
-    return;
+const proxyDepsCache = new WeakMap<RouterAppDeps, ProxyDeps>();
+function proxyDepsOf(deps: RouterAppDeps): ProxyDeps {
+  let p = proxyDepsCache.get(deps);
+  if (p === undefined) {
+    p = {
+      tables: deps.tables,
+      dispatcher: deps.dispatcher,
+      metrics: deps.metrics,
+      rng: deps.rng,
+      logger: deps.logger,
+      upstreamTimeoutMs: deps.config.upstreamTimeoutMs,
+    };
+    proxyDepsCache.set(deps, p);
   }
-  outgoing.writeHead(result.status, result.headers);
-  // Send the status line and headers now, so a streaming client sees them before the first event.
-  const type = result.headers["content-type"];
-  if (typeof type === "string" && type.startsWith("text/event-stream")) outgoing.flushHeaders();
-  pipeline(result.body, outgoing, (err) => {
-    if (err) metrics.interrupted(result.route, result.line);
+  return p;
+}
+
+const tooLarge = (deps: RouterAppDeps) =>
+  openAIError(`Request body larger than ${deps.config.maxBodyBytes} bytes.`, "invalid_request_error", "payload_too_large");
+
+/** One proxied request on Node's request/response objects. */
+async function proxyNode(deps: RouterAppDeps, path: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+  const sink = nodeSink(outgoing);
+  const tooBig = () => sink.sendLocal(413, { connection: "close" }, tooLarge(deps));
+  if (Number(incoming.headers["content-length"] ?? 0) > deps.config.maxBodyBytes) return tooBig();
+  let body: Buffer;
+  try {
+    body = await readNodeBody(incoming, deps.config.maxBodyBytes);
+  } catch (e) {
+    if (e instanceof BodyTooLarge) return tooBig();
+    throw e;
+  }
+  const url = incoming.url ?? "";
+  const q = url.indexOf("?");
+  await proxyRequest(proxyDepsOf(deps), {
+    path: q === -1 ? path : path + url.slice(q),
+    body,
+    affinityHeader: incoming.headers[AFFINITY_HEADER] as string | undefined,
+    accept: incoming.headers.accept,
+    sink,
   });
 }
 
-function toWebResponse(result: ProxyResult, metrics: RouterMetrics): Response {
-  if (result.kind === "local") {
-    return new Response(JSON.stringify(result.body), {
-      status: result.status,
-      headers: { ...result.headers, "content-type": "application/json" },
-    });
-  }
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(result.headers)) {
-    if (k === "content-length") continue;
-    if (Array.isArray(v)) for (const item of v) headers.append(k, item);
-    else headers.set(k, v);
-  }
-  result.body.once("error", () => metrics.interrupted(result.route, result.line));
-  const body = Readable.toWeb(result.body) as unknown as ReadableStream<Uint8Array>;
-  return new Response(body, { status: result.status, headers });
+/**
+ * The Node request listener the router serves with: the three proxied POST routes go straight
+ * to the proxy (the same code the Hono routes run, minus building a Web Request and Context per
+ * request, which on this hot path costs about as much as the proxying itself); everything else
+ * is the Hono app.
+ */
+export function createRouterListener(app: Hono<{ Bindings: HttpBindings }>, deps: RouterAppDeps): RequestListener {
+  const hono = getRequestListener(app.fetch);
+  const paths = new Map<string, string>(PROXIED.map((p) => [`/v1${p}`, p]));
+  return (incoming, outgoing) => {
+    if (incoming.method === "POST") {
+      const url = incoming.url ?? "";
+      const q = url.indexOf("?");
+      const path = paths.get(q === -1 ? url : url.slice(0, q));
+      if (path !== undefined) {
+        proxyNode(deps, path, incoming, outgoing).catch((e: unknown) => {
+          deps.logger.error("router: unhandled error", { path: url, error: e instanceof Error ? e.message : String(e) });
+          if (!outgoing.headersSent) nodeSink(outgoing).sendLocal(500, {}, openAIError("The router failed to handle the request.", "server_error", "internal_error"));
+          else outgoing.destroy();
+        });
+        return;
+      }
+    }
+    void hono(incoming, outgoing);
+  };
 }
 
 export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
-  const proxyDeps = {
-    tables: deps.tables,
-    dispatcher: deps.dispatcher,
-    metrics: deps.metrics,
-    rng: deps.rng,
-    logger: deps.logger,
-    upstreamTimeoutMs: deps.config.upstreamTimeoutMs,
-  };
-  const tooLarge = () =>
-    openAIError(`Request body larger than ${deps.config.maxBodyBytes} bytes.`, "invalid_request_error", "payload_too_large");
 
   const proxyHandler = (path: string) => async (c: Context<{ Bindings: HttpBindings }>) => {
-    const incoming = (c.env as HttpBindings | undefined)?.incoming;
-    const outgoing = (c.env as HttpBindings | undefined)?.outgoing;
-    const declared = Number(c.req.header("content-length") ?? 0);
-    if (declared > deps.config.maxBodyBytes) return c.json(tooLarge(), 413);
-    const search = c.req.url.indexOf("?");
-    const fullPath = search === -1 ? path : path + c.req.url.slice(search);
-
-    if (incoming !== undefined && outgoing !== undefined) {
-      let body: Buffer;
-      try {
-        body = await readNodeBody(incoming, deps.config.maxBodyBytes);
-      } catch (e) {
-        if (e instanceof BodyTooLarge) return c.json(tooLarge(), 413, { connection: "close" });
-        throw e;
-      }
-      // Client gone before the upstream answered: stop the upstream request too.
-      const abort = new AbortController();
-      const onClose = () => {
-        if (!outgoing.writableFinished) abort.abort();
-      };
-      outgoing.once("close", onClose);
-      const result = await proxyRequest(proxyDeps, {
-        path: fullPath,
-        body,
-        affinityHeader: incoming.headers[AFFINITY_HEADER] as string | undefined,
-        accept: incoming.headers.accept,
-        signal: abort.signal,
-      });
-      writeNode(outgoing, result, deps.metrics);
+    const env = c.env as HttpBindings | undefined;
+    if (env?.incoming !== undefined && env.outgoing !== undefined) {
+      // Served by @hono/node-server: read and answer on Node's objects directly.
+      await proxyNode(deps, path, env.incoming, env.outgoing);
       return RESPONSE_ALREADY_SENT;
     }
-
+    if (Number(c.req.header("content-length") ?? 0) > deps.config.maxBodyBytes) return c.json(tooLarge(deps), 413);
     const raw = await c.req.arrayBuffer();
-    if (raw.byteLength > deps.config.maxBodyBytes) return c.json(tooLarge(), 413);
-    const result = await proxyRequest(proxyDeps, {
-      path: fullPath,
+    if (raw.byteLength > deps.config.maxBodyBytes) return c.json(tooLarge(deps), 413);
+    const q = c.req.url.indexOf("?");
+    const { sink, response } = webSink(c.req.raw.signal);
+    await proxyRequest(proxyDepsOf(deps), {
+      path: q === -1 ? path : path + c.req.url.slice(q),
       body: Buffer.from(raw),
       affinityHeader: c.req.header(AFFINITY_HEADER),
       accept: c.req.header("accept"),
-      signal: c.req.raw.signal,
+      sink,
     });
-    return toWebResponse(result, deps.metrics);
+    return response;
   };
 
   for (const path of PROXIED) app.post(`/v1${path}`, proxyHandler(path));

@@ -1,5 +1,8 @@
 // Prometheus metrics of the router, on a registry the caller owns (never the global one).
-import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+// The per-request series are plain numbers bumped on the hot path and turned into Prometheus
+// series only when /metrics is scraped: prom-client hashes label sets on every inc/observe,
+// which costs more than the rest of a request's bookkeeping.
+import { Gauge, type Metric, type Registry } from "prom-client";
 import type { RouteStatus } from "@linewatch/router-client";
 
 /** How a request ended, as the client saw it. */
@@ -20,6 +23,7 @@ export type AttemptOutcome = "ok" | "client_error" | "rate_limited" | "upstream_
 export interface RouterMetrics {
   readonly registry: Registry;
   request(route: string, line: string, outcome: RequestOutcome): void;
+  /** `seconds`: time to the response headers, when there were any. */
   attempt(route: string, line: string, outcome: AttemptOutcome, seconds: number | null): void;
   retry(route: string, reason: AttemptOutcome): void;
   /** A response whose body broke after its status went out (upstream died or client left). */
@@ -38,38 +42,105 @@ export function outcomeOfStatus(status: number): "ok" | "client_error" | "rate_l
   return "ok";
 }
 
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60] as const;
+
+interface LineSeries {
+  requests: Map<string, number>;
+  attempts: Map<string, number>;
+  interrupted: number;
+  /** Non-cumulative counts per bucket; the last one is +Inf. */
+  buckets: Float64Array;
+  sum: number;
+  count: number;
+}
+
+type Value = { labels: Record<string, string>; value: number; metricName?: string };
+
+/** A metric whose values are computed at scrape time. */
+function scrapeMetric(registry: Registry, name: string, help: string, type: "counter" | "histogram", values: () => Value[]): void {
+  const metric = {
+    name,
+    help,
+    type,
+    aggregator: "sum",
+    get: async () => ({ name, help, type, aggregator: "sum", values: values() }),
+    reset() {},
+  };
+  registry.registerMetric(metric as unknown as Metric);
+}
+
 export function createMetrics(registry: Registry, sources: MetricsSources): RouterMetrics {
-  const requests = new Counter({
-    name: "linewatch_router_requests_total",
-    help: "Requests answered, by route, line that answered (none if no line) and outcome.",
-    labelNames: ["route", "line", "outcome"] as const,
-    registers: [registry],
+  const series = new Map<string, Map<string, LineSeries>>();
+  const retries = new Map<string, Map<string, number>>();
+
+  const lineSeries = (route: string, line: string): LineSeries => {
+    let byLine = series.get(route);
+    if (byLine === undefined) {
+      byLine = new Map();
+      series.set(route, byLine);
+    }
+    let s = byLine.get(line);
+    if (s === undefined) {
+      s = {
+        requests: new Map(),
+        attempts: new Map(),
+        interrupted: 0,
+        buckets: new Float64Array(LATENCY_BUCKETS.length + 1),
+        sum: 0,
+        count: 0,
+      };
+      byLine.set(line, s);
+    }
+    return s;
+  };
+
+  const each = (fn: (route: string, line: string, s: LineSeries) => void) => {
+    for (const [route, byLine] of series) for (const [line, s] of byLine) fn(route, line, s);
+  };
+
+  scrapeMetric(registry, "linewatch_router_requests_total", "Requests answered, by route, line that answered (none if no line) and outcome.", "counter", () => {
+    const out: Value[] = [];
+    each((route, line, s) => {
+      for (const [outcome, value] of s.requests) out.push({ labels: { route, line, outcome }, value });
+    });
+    return out;
   });
-  const attempts = new Counter({
-    name: "linewatch_router_upstream_attempts_total",
-    help: "Upstream attempts (first tries and retries), by route, line and outcome.",
-    labelNames: ["route", "line", "outcome"] as const,
-    registers: [registry],
+  scrapeMetric(registry, "linewatch_router_upstream_attempts_total", "Upstream attempts (first tries and retries), by route, line and outcome.", "counter", () => {
+    const out: Value[] = [];
+    each((route, line, s) => {
+      for (const [outcome, value] of s.attempts) out.push({ labels: { route, line, outcome }, value });
+    });
+    return out;
   });
-  const retries = new Counter({
-    name: "linewatch_router_retries_total",
-    help: "Requests retried on another line, by route and what the first attempt got.",
-    labelNames: ["route", "reason"] as const,
-    registers: [registry],
+  scrapeMetric(registry, "linewatch_router_retries_total", "Requests retried on another line, by route and what the first attempt got.", "counter", () => {
+    const out: Value[] = [];
+    for (const [route, byReason] of retries) for (const [reason, value] of byReason) out.push({ labels: { route, reason }, value });
+    return out;
   });
-  const interruptions = new Counter({
-    name: "linewatch_router_responses_interrupted_total",
-    help: "Responses whose body broke off after the status was sent.",
-    labelNames: ["route", "line"] as const,
-    registers: [registry],
+  scrapeMetric(registry, "linewatch_router_responses_interrupted_total", "Responses whose body broke off after the status was sent.", "counter", () => {
+    const out: Value[] = [];
+    each((route, line, s) => {
+      if (s.interrupted > 0) out.push({ labels: { route, line }, value: s.interrupted });
+    });
+    return out;
   });
-  const latency = new Histogram({
-    name: "linewatch_router_upstream_latency_seconds",
-    help: "Time from sending to an upstream until its response headers, by route and line.",
-    labelNames: ["route", "line"] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-    registers: [registry],
+  const latencyName = "linewatch_router_upstream_latency_seconds";
+  scrapeMetric(registry, latencyName, "Time from sending to an upstream until its response headers, by route and line.", "histogram", () => {
+    const out: Value[] = [];
+    each((route, line, s) => {
+      if (s.count === 0) return;
+      let cumulative = 0;
+      for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+        cumulative += s.buckets[i] as number;
+        const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : "+Inf";
+        out.push({ metricName: `${latencyName}_bucket`, labels: { route, line, le }, value: cumulative });
+      }
+      out.push({ metricName: `${latencyName}_sum`, labels: { route, line }, value: s.sum });
+      out.push({ metricName: `${latencyName}_count`, labels: { route, line }, value: s.count });
+    });
+    return out;
   });
+
   new Gauge({
     name: "linewatch_router_table_version",
     help: "Version of the table in use, by route (absent: no table).",
@@ -102,31 +173,33 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
     },
   });
 
-  // prom-client hashes the label object on every call; the hot path keeps the children.
-  const children = new Map<string, { inc(): void } | { observe(v: number): void }>();
-  const child = <T>(key: string, make: () => T): T => {
-    let c = children.get(key) as T | undefined;
-    if (c === undefined) {
-      c = make();
-      children.set(key, c as { inc(): void });
-    }
-    return c;
-  };
-
   return {
     registry,
     request(route, line, outcome) {
-      child(`r\0${route}\0${line}\0${outcome}`, () => requests.labels(route, line, outcome)).inc();
+      const m = lineSeries(route, line).requests;
+      m.set(outcome, (m.get(outcome) ?? 0) + 1);
     },
     attempt(route, line, outcome, seconds) {
-      child(`a\0${route}\0${line}\0${outcome}`, () => attempts.labels(route, line, outcome)).inc();
-      if (seconds !== null) child(`l\0${route}\0${line}`, () => latency.labels(route, line)).observe(seconds);
+      const s = lineSeries(route, line);
+      s.attempts.set(outcome, (s.attempts.get(outcome) ?? 0) + 1);
+      if (seconds !== null) {
+        let i = 0;
+        while (i < LATENCY_BUCKETS.length && seconds > (LATENCY_BUCKETS[i] as number)) i++;
+        (s.buckets as Float64Array)[i] = (s.buckets[i] as number) + 1;
+        s.sum += seconds;
+        s.count += 1;
+      }
     },
     retry(route, reason) {
-      child(`x\0${route}\0${reason}`, () => retries.labels(route, reason)).inc();
+      let m = retries.get(route);
+      if (m === undefined) {
+        m = new Map();
+        retries.set(route, m);
+      }
+      m.set(reason, (m.get(reason) ?? 0) + 1);
     },
     interrupted(route, line) {
-      child(`i\0${route}\0${line}`, () => interruptions.labels(route, line)).inc();
+      lineSeries(route, line).interrupted += 1;
     },
   };
 }

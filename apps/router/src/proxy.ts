@@ -1,13 +1,12 @@
 // The request policy of SPEC §8: the request's `model` names the route; pick a line by weight
 // (or affinity key); on connect error, timeout, 5xx or 429 try once more on another line of
-// the route; any other answer goes back as it is.
-import type { IncomingHttpHeaders } from "node:http";
-import type { Readable } from "node:stream";
+// the route; any other answer goes back as it is, streamed as it arrives.
 import type { Dispatcher } from "undici";
 import type { Logger, RouterClient, Rng, TableLine } from "@linewatch/router-client";
-import { type AttemptOutcome, type RouterMetrics, type RequestOutcome, outcomeOfStatus } from "./metrics";
-import { type OpenAIErrorBody, openAIError } from "./openai-errors";
-import { type AttemptResult, attemptLine } from "./upstream";
+import { type RouterMetrics, outcomeOfStatus } from "./metrics";
+import { openAIError } from "./openai-errors";
+import type { ResponseSink } from "./response-sink";
+import { type Attempt, type AttemptResult, attemptLine } from "./upstream";
 
 export const LINE_HEADER = "x-linewatch-line";
 export const VERSION_HEADER = "x-linewatch-table-version";
@@ -30,54 +29,8 @@ export interface ProxyRequest {
   body: Buffer;
   affinityHeader: string | undefined;
   accept: string | undefined;
-  /** Aborts the upstream request when the client goes away. */
-  signal: AbortSignal | undefined;
+  sink: ResponseSink;
 }
-
-export type ProxyResult =
-  | {
-      kind: "upstream";
-      route: string;
-      line: string;
-      status: number;
-      headers: Record<string, string | string[]>;
-      body: Readable;
-    }
-  | { kind: "local"; status: number; headers: Record<string, string>; body: OpenAIErrorBody };
-
-const HOP_BY_HOP = new Set([
-  "connection",
-  "keep-alive",
-  "proxy-authenticate",
-  "proxy-authorization",
-  "te",
-  "trailer",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-function responseHeaders(upstream: IncomingHttpHeaders, line: string, version: number): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const k in upstream) {
-    const v = upstream[k];
-    if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
-  }
-  out[LINE_HEADER] = line;
-  out[VERSION_HEADER] = String(version);
-  return out;
-}
-
-function local(status: number, body: OpenAIErrorBody, version: number | null, line: string | null): ProxyResult {
-  const headers: Record<string, string> = {};
-  if (line !== null) headers[LINE_HEADER] = line;
-  if (version !== null) headers[VERSION_HEADER] = String(version);
-  return { kind: "local", status, headers, body };
-}
-
-const isRetryable = (r: AttemptResult): boolean =>
-  r.ok ? r.status >= 500 || r.status === 429 : r.error === "unreachable" || r.error === "timeout";
-
-const attemptOutcome = (r: AttemptResult): AttemptOutcome => (r.ok ? outcomeOfStatus(r.status) : r.error);
 
 function parseBody(body: Buffer): Record<string, unknown> | null {
   let value: unknown;
@@ -90,101 +43,116 @@ function parseBody(body: Buffer): Record<string, unknown> | null {
   return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
-export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<ProxyResult> {
-  const { metrics } = deps;
+function tags(line: string | null, version: number | null): Record<string, string> {
+  const h: Record<string, string> = {};
+  if (line !== null) h[LINE_HEADER] = line;
+  if (version !== null) h[VERSION_HEADER] = String(version);
+  return h;
+}
+
+/** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
+export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
+  const metrics = deps.metrics;
+  const sink = req.sink;
   const body = parseBody(req.body);
   if (body === null) {
     metrics.request("", "none", "bad_request");
-    return local(400, openAIError("The request body must be a JSON object.", "invalid_request_error", "invalid_json"), null, null);
+    sink.sendLocal(400, {}, openAIError("The request body must be a JSON object.", "invalid_request_error", "invalid_json"));
+    return;
   }
   const route = body.model;
   if (typeof route !== "string" || route === "") {
     metrics.request("", "none", "bad_request");
-    return local(400, openAIError("`model` is required: the linewatch route to use.", "invalid_request_error", "missing_model", "model"), null, null);
+    sink.sendLocal(400, {}, openAIError("`model` is required: the linewatch route to use.", "invalid_request_error", "missing_model", "model"));
+    return;
   }
   const snap = deps.tables.snapshot(route);
   if (snap === undefined) {
     if (deps.tables.routes().includes(route)) {
       metrics.request(route, "none", "no_line");
-      return local(
-        503,
-        openAIError(`The table of route \`${route}\` has not been loaded yet.`, "server_error", "table_not_loaded"),
-        null,
-        null,
-      );
+      sink.sendLocal(503, {}, openAIError(`The table of route \`${route}\` has not been loaded yet.`, "server_error", "table_not_loaded"));
+      return;
     }
     // Unknown names are not used as metric labels: clients could mint unbounded series.
     metrics.request("", "none", "unknown_route");
-    return local(
+    sink.sendLocal(
       404,
+      {},
       openAIError(`The model \`${route}\` does not exist: it is not a linewatch route.`, "invalid_request_error", "model_not_found", "model"),
-      null,
-      null,
     );
+    return;
   }
 
   const affinityKey = req.affinityHeader ?? (typeof body.user === "string" && body.user !== "" ? body.user : undefined);
-  const pickOptions = affinityKey === undefined ? undefined : { affinityKey };
-  const first = snap.picker.pick(deps.rng, pickOptions);
+  const first = snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
   if (first === null) {
     metrics.request(route, "none", "no_line");
-    return local(
+    sink.sendLocal(
       503,
+      tags(null, snap.version),
       openAIError(`Route \`${route}\` has no usable line (mode ${snap.mode}).`, "server_error", "no_line_available"),
-      snap.version,
-      null,
     );
+    return;
   }
 
-  const attempt = async (line: TableLine): Promise<AttemptResult> => {
+  const version = String(snap.version);
+  const accept = req.accept ?? "application/json";
+  let current: Attempt | null = null;
+  sink.onClientGone(() => current?.cancel());
+
+  const attempt = async (line: TableLine, sendAny: boolean): Promise<AttemptResult> => {
     body.model = line.model;
-    const r = await attemptLine({
+    current = attemptLine({
       dispatcher: deps.dispatcher,
       line,
       path: req.path,
       body: JSON.stringify(body),
-      accept: req.accept,
+      accept,
       timeoutMs: deps.upstreamTimeoutMs,
-      signal: req.signal,
+      sink,
+      sendAny,
+      tags: [LINE_HEADER, line.name, VERSION_HEADER, version],
+      onInterrupted: () => metrics.interrupted(route, line.name),
     });
-    metrics.attempt(route, line.name, attemptOutcome(r), r.ok ? r.seconds : null);
+    const r = await current.result;
+    if (r.type === "failed") metrics.attempt(route, line.name, r.error, null);
+    else metrics.attempt(route, line.name, outcomeOfStatus(r.status), r.seconds);
     return r;
   };
 
+  // A second line exists iff the table has two lines with weight; only then is a 5xx/429 held back.
+  const canRetry = snap.picker.items.length > 1;
   let line = first;
-  let result = await attempt(first);
-  if (isRetryable(result)) {
+  let result = await attempt(first, !canRetry);
+  if (canRetry && (result.type === "refused" || (result.type === "failed" && result.error !== "aborted"))) {
     const second = snap.picker.pick(deps.rng, { affinityKey, exclude: [first.id] });
     if (second !== null) {
-      metrics.retry(route, attemptOutcome(result));
-      if (result.ok) {
-        // Read and drop the refused answer so its connection goes back to the pool.
-        result.body.dump({ limit: 65_536 }).catch(() => undefined);
-      }
+      metrics.retry(route, result.type === "refused" ? outcomeOfStatus(result.status) : result.error);
       line = second;
-      result = await attempt(second);
+      result = await attempt(second, true);
     }
   }
 
-  if (result.ok) {
+  if (result.type === "sent") {
     metrics.request(route, line.name, outcomeOfStatus(result.status));
-    return {
-      kind: "upstream",
-      route,
-      line: line.name,
-      status: result.status,
-      headers: responseHeaders(result.headers, line.name, snap.version),
-      body: result.body,
-    };
+    return;
   }
-  if (result.error === "aborted") {
-    // The client left; nobody reads this answer.
-    return local(499, openAIError("Client closed the request.", "invalid_request_error", "client_closed"), snap.version, line.name);
+  if (result.type === "refused") {
+    // Only if no second line could be picked, which canRetry rules out; answer rather than hang.
+    metrics.request(route, line.name, "upstream_error");
+    sink.sendLocal(502, tags(line.name, snap.version), openAIError(`Line \`${line.name}\` answered ${result.status}.`, "server_error", "upstream_error"));
+    return;
   }
-  const outcome: RequestOutcome = result.error;
-  metrics.request(route, line.name, outcome);
+  if (result.error === "aborted") return; // the client left; nobody reads an answer
+  metrics.request(route, line.name, result.error);
   deps.logger.warn("router: upstream failed", { route, line: line.name, error: result.error, message: result.message });
-  return result.error === "timeout"
-    ? local(504, openAIError(`Line \`${line.name}\` of route \`${route}\` timed out.`, "server_error", "upstream_timeout"), snap.version, line.name)
-    : local(502, openAIError(`Line \`${line.name}\` of route \`${route}\` is unreachable.`, "server_error", "upstream_unreachable"), snap.version, line.name);
+  if (result.error === "timeout") {
+    sink.sendLocal(504, tags(line.name, snap.version), openAIError(`Line \`${line.name}\` of route \`${route}\` timed out.`, "server_error", "upstream_timeout"));
+  } else {
+    sink.sendLocal(
+      502,
+      tags(line.name, snap.version),
+      openAIError(`Line \`${line.name}\` of route \`${route}\` is unreachable.`, "server_error", "upstream_unreachable"),
+    );
+  }
 }

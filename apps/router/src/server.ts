@@ -1,11 +1,12 @@
 // startRouter: the router composed and listening — used by main.ts, the tests and the
 // end-to-end suites (start it on port 0 with a control-plane URL).
+import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ServerType, serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { Registry, collectDefaultMetrics } from "prom-client";
 import { Agent } from "undici";
 import { type Logger, type RouterClient, type Rng, createRouterClient, jsonLineLogger } from "@linewatch/router-client";
-import { createRouterApp } from "./app";
+import { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
 import type { RouterConfig } from "./config";
 import { createMetrics } from "./metrics";
 
@@ -16,6 +17,8 @@ export interface StartRouterOptions extends Partial<Omit<RouterConfig, "controlP
   now?: () => number;
   /** Process metrics (CPU, heap, event loop) on /metrics; default true. */
   processMetrics?: boolean;
+  /** Serve the proxied routes straight from Node (default) or through Hono like every other route. */
+  fastPath?: boolean;
   /** Passed to the router-client (e.g. backoff, startTimeoutMs, discoveryIntervalMs). */
   clientOptions?: Partial<Parameters<typeof createRouterClient>[0]>;
 }
@@ -52,7 +55,7 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
   const metrics = createMetrics(registry, { tableStatus: () => client.status(), now });
-  const app = createRouterApp({
+  const deps: RouterAppDeps = {
     tables: client,
     dispatcher,
     metrics,
@@ -60,14 +63,21 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     now,
     logger,
     config: { upstreamTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? 8 * 1024 * 1024 },
-  });
+  };
+  const app = createRouterApp(deps);
 
   await client.start();
-  let server: ServerType | undefined;
+  const server: Server = createServer((options.fastPath ?? true) ? createRouterListener(app, deps) : getRequestListener(app.fetch));
+  // Longer than the usual 60 s idle timeout of load balancers in front, so they close first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   try {
-    server = await new Promise<ServerType>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: options.host ?? "127.0.0.1", port: options.port ?? 8788 }, () => resolve(s));
-      s.once("error", reject);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 8788, options.host ?? "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
   } catch (e) {
     await client.close();
@@ -84,10 +94,9 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     app,
     close() {
       closed ??= (async () => {
-        const s = server as ServerType;
         await new Promise<void>((resolve) => {
-          s.close(() => resolve());
-          if ("closeIdleConnections" in s) s.closeIdleConnections();
+          server.close(() => resolve());
+          server.closeIdleConnections();
         });
         await client.close();
         await dispatcher.close();

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { createTestDatabase } from "../../helpers/test-db";
 
 let cp: TestControlPlane;
 
@@ -35,7 +36,7 @@ async function counts() {
 }
 
 beforeAll(async () => {
-  cp = await startTestControlPlane();
+  cp = await startTestControlPlane({ testDb: await createTestDatabase({ persistent: true }) });
   expect((await cp.request("/v1/routes", { method: "POST", json: route("chat") })).status).toBe(201);
 });
 afterAll(async () => {

@@ -1,4 +1,4 @@
-import { type Health, type Sample, jitterOffsetMs, probeIntervalMs, sampleOffsetsMs } from "@linewatch/core";
+import { type Health, type Sample, isFastProbing, jitterOffsetMs, probeIntervalMs, sampleOffsetsMs } from "@linewatch/core";
 import {
   type ScheduleRow,
   type StoredProbeResult,
@@ -6,7 +6,7 @@ import {
   completeClaim,
   deleteScheduleRow,
   insertScheduleRows,
-  listLineHealth,
+  healthOfLines,
   listSchedule,
 } from "@linewatch/db";
 import pLimit from "p-limit";
@@ -105,21 +105,23 @@ export class Prober {
     const maxTimeout = Math.max(10_000, ...[...snapshot.lines.values()].map((l) => l.timeoutMs ?? 0), ...[...snapshot.samples.values()].map((s) => s.timeoutMs ?? 0));
     const claimed = await claimDueProbes(this.deps.database.db, this.replica, new Date(now), new Date(now + maxTimeout + 30_000), free);
     if (claimed.length === 0) return 0;
-    const health = await this.fastUntil();
+    const fast = await this.fastLines(claimed.map((r) => r.lineId));
     for (const row of claimed) {
-      const task = this.limit(() => this.runClaimed(row, health.get(row.lineId) ?? null));
+      const task = this.limit(() => this.runClaimed(row, fast.has(row.lineId)));
       this.running.add(task);
       void task.finally(() => this.running.delete(task));
     }
     return claimed.length;
   }
 
-  private async fastUntil(): Promise<Map<string, number | null>> {
-    const rows = await listLineHealth(this.deps.database.db);
-    return new Map(rows.map((r) => [r.lineId, (r.health as unknown as Health).fastProbeUntil ?? null]));
+  /** Which of these lines probe at the fast interval (after a trend alert, not in cooldown). */
+  private async fastLines(lineIds: string[]): Promise<Set<string>> {
+    const now = this.deps.clock.now();
+    const rows = await healthOfLines(this.deps.database.db, [...new Set(lineIds)]);
+    return new Set(rows.filter((r) => isFastProbing(r.health as unknown as Health, now)).map((r) => r.lineId));
   }
 
-  private async runClaimed(row: ScheduleRow, fastProbeUntil: number | null): Promise<void> {
+  private async runClaimed(row: ScheduleRow, fast: boolean): Promise<void> {
     const snapshot = await this.registry.get();
     const line = snapshot.lines.get(row.lineId);
     const sample = snapshot.samples.get(row.sampleId);
@@ -134,7 +136,7 @@ export class Prober {
     } finally {
       const samples = applicableSamples(line, snapshot.samples.values());
       const now = this.deps.clock.now();
-      const interval = probeIntervalMs(line, samples.length, { fast: fastProbeUntil !== null && fastProbeUntil > now });
+      const interval = probeIntervalMs(line, samples.length, { fast });
       // Keep the cadence of regular slots; a confirming probe does not shift it. Never schedule into the past.
       const base = row.trigger === "confirm" ? now : slot;
       let next = base + interval;

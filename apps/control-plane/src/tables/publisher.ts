@@ -9,7 +9,7 @@ import {
   initialHealth,
   weightFactor,
 } from "@linewatch/core";
-import { type PublishedTableRow, getPublishedTable, insertEvents, listLineHealth, listPublishedTables, lockPublishedTable, upsertPublishedTable } from "@linewatch/db";
+import { type Db, type PublishedTableRow, getPublishedTable, healthOfLines, insertEvents, listPublishedTables, lockRoute, upsertPublishedTable } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { type CachedLine, type RegistryCache, linePolicy } from "../registry-cache";
 
@@ -130,16 +130,23 @@ export class TablePublisher {
 
   /** Recompute these routes' tables; publish a new version of each one whose content changed. */
   async recompute(routes: Iterable<string>, cause: { reason: string; probeIds: string[] } = { reason: "recomputed", probeIds: [] }): Promise<void> {
-    const names = [...new Set(routes)].sort();
-    if (names.length === 0) return;
+    for (const route of [...new Set(routes)].sort()) await this.recomputeRoute(route, cause);
+  }
+
+  private async recomputeRoute(route: string, cause: { reason: string; probeIds: string[] }): Promise<void> {
     const snapshot = await this.registry.get();
-    const healthRows = await listLineHealth(this.deps.database.db);
-    const health = new Map(healthRows.map((r) => [r.lineId, r.health as unknown as Health]));
-    for (const route of names) {
-      const r = snapshot.routes.get(route);
-      if (!r) continue;
-      const lines = [...snapshot.lines.values()].filter((l) => l.routes.some((m) => m.route === route)).sort((a, b) => a.name.localeCompare(b.name));
+    const r = snapshot.routes.get(route);
+    if (!r) return;
+    const lines = [...snapshot.lines.values()].filter((l) => l.routes.some((m) => m.route === route)).sort((a, b) => a.name.localeCompare(b.name));
+    const db = this.deps.database.db;
+    // One publisher per route at a time (across replicas too), and health read under that lock:
+    // a recompute that read older health can never publish after one that read newer health.
+    const published = await db.transaction(async (txRaw) => {
+      const tx = txRaw as unknown as Db;
+      await lockRoute(tx, route);
       const now = this.deps.clock.now();
+      const healthRows = await healthOfLines(tx, lines.map((l) => l.id));
+      const health = new Map(healthRows.map((h) => [h.lineId, h.health as unknown as Health]));
       const healthOf = (l: CachedLine) => health.get(l.id) ?? initialHealth(now, l.adminState);
       const members: TableMember[] = lines.map((l) => ({
         lineId: l.id,
@@ -158,21 +165,14 @@ export class TablePublisher {
         const state = l.adminState === "active" ? describeHealth(healthOf(l), linePolicy(l, snapshot.routes)).state : l.adminState;
         return { lineId, id: lineId, weight, name: l.name, tier: l.tier, state, protocol: l.protocol, baseUrl: l.baseUrl, model: l.model, credentials: credentialsRev(l) };
       });
-      await this.publish(route, computed, stored, now, cause);
-    }
-  }
-
-  private async publish(route: string, computed: ComputedTable, stored: StoredLine[], now: number, cause: { reason: string; probeIds: string[] }) {
-    const db = this.deps.database.db;
-    const published = await db.transaction(async (tx) => {
-      const prevRow = await lockPublishedTable(tx as never, route);
+      const prevRow = await getPublishedTable(tx, route);
       if (prevRow && contentKey(prevRow.mode, prevRow.lines as unknown as StoredLine[]) === contentKey(computed.mode, stored)) return null;
       // Versions are per route and monotonic; the row outlives a deleted route, so they never repeat.
       const version = (prevRow?.version ?? 0) + 1;
       const row: PublishedTableRow = { routeName: route, version, generatedAt: new Date(now), mode: computed.mode, lines: stored as never };
-      await upsertPublishedTable(tx as never, row);
+      await upsertPublishedTable(tx, row);
       await insertEvents(
-        tx as never,
+        tx,
         [
           {
             at: new Date(now),

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, lte } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, lte } from "drizzle-orm";
 import type { Db } from "../client";
 import { lineHealth } from "../schema/index";
 
@@ -17,6 +17,11 @@ export async function getLineHealth(db: Db, lineId: string): Promise<LineHealthR
 
 export async function listLineHealth(db: Db): Promise<LineHealthRow[]> {
   return db.select().from(lineHealth);
+}
+
+export async function healthOfLines(db: Db, lineIds: string[]): Promise<LineHealthRow[]> {
+  if (lineIds.length === 0) return [];
+  return db.select().from(lineHealth).where(inArray(lineHealth.lineId, lineIds));
 }
 
 /** Create the row if missing (concurrent creators: one wins, nobody fails). */

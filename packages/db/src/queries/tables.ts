@@ -1,4 +1,4 @@
-import { asc, eq } from "drizzle-orm";
+import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { publishedTables } from "../schema/index";
 
@@ -13,9 +13,9 @@ export async function getPublishedTable(db: Db, route: string): Promise<Publishe
   return row ?? null;
 }
 
-export async function lockPublishedTable(tx: Db, route: string): Promise<PublishedTableRow | null> {
-  const [row] = await tx.select().from(publishedTables).where(eq(publishedTables.routeName, route)).for("update");
-  return row ?? null;
+/** Serialise publishers of one route for the rest of the transaction (works before its first row exists). */
+export async function lockRoute(tx: Db, route: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`linewatch-table:${route}`}))`);
 }
 
 export async function upsertPublishedTable(tx: Db, row: PublishedTableRow): Promise<void> {

@@ -1,0 +1,128 @@
+// Where an upstream answer goes: straight onto Node's ServerResponse (the served path, no
+// Web-stream copies) or into a standard Response (Hono's app.request, e.g. in tests).
+import type { ServerResponse } from "node:http";
+import type { OpenAIErrorBody } from "./openai-errors";
+
+export type OutgoingHeaders = Record<string, string | string[]>;
+
+export interface ResponseSink {
+  /** The client went away (or the response was already ended). */
+  readonly closed: boolean;
+  /** Called once when the client goes away before the response has finished. */
+  onClientGone(fn: () => void): void;
+  start(status: number, headers: OutgoingHeaders): void;
+  /** false: pause until `onDrain`. */
+  write(chunk: Buffer): boolean;
+  onDrain(fn: () => void): void;
+  end(): void;
+  /** The body broke after the status went out: cut the response. */
+  abort(error: Error): void;
+  sendLocal(status: number, headers: Record<string, string>, body: OpenAIErrorBody): void;
+}
+
+export function nodeSink(res: ServerResponse): ResponseSink {
+  return {
+    get closed() {
+      return res.destroyed || res.writableEnded;
+    },
+    onClientGone(fn) {
+      res.once("close", () => {
+        if (!res.writableFinished) fn();
+      });
+    },
+    start(status, headers) {
+      res.writeHead(status, headers);
+      // An event stream's status and headers go out now, not with its first event — unless
+      // that event is already here (same turn of the event loop): then they share one write.
+      const type = headers["content-type"];
+      if (typeof type === "string" && type.startsWith("text/event-stream")) {
+        setImmediate(() => {
+          if (!res.headersSent && !res.destroyed) res.flushHeaders();
+        });
+      }
+    },
+    write: (chunk) => res.write(chunk),
+    onDrain(fn) {
+      res.once("drain", fn);
+    },
+    end() {
+      res.end();
+    },
+    abort(error) {
+      res.destroy(error);
+    },
+    sendLocal(status, headers, body) {
+      if (res.destroyed || res.headersSent) return;
+      const text = JSON.stringify(body);
+      res.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
+    },
+  };
+}
+
+/** A sink that resolves to a standard Response once the status is known. */
+export function webSink(signal: AbortSignal | undefined): { sink: ResponseSink; response: Promise<Response> } {
+  let resolve!: (r: Response) => void;
+  const response = new Promise<Response>((r) => {
+    resolve = r;
+  });
+  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  let done = false;
+  const drainWaiters: (() => void)[] = [];
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        for (const fn of drainWaiters.splice(0)) fn();
+      },
+      cancel() {
+        done = true;
+      },
+    },
+    { highWaterMark: 16 },
+  );
+  return {
+    response,
+    sink: {
+      get closed() {
+        return done || signal?.aborted === true;
+      },
+      onClientGone(fn) {
+        signal?.addEventListener("abort", fn, { once: true });
+      },
+      start(status, headers) {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(headers)) {
+          if (k === "content-length") continue;
+          if (Array.isArray(v)) for (const item of v) h.append(k, item);
+          else h.set(k, v);
+        }
+        resolve(new Response(status === 204 || status === 304 ? null : stream, { status, headers: h }));
+      },
+      write(chunk) {
+        if (done) return true;
+        controller?.enqueue(new Uint8Array(chunk));
+        return (controller?.desiredSize ?? 1) > 0;
+      },
+      onDrain(fn) {
+        drainWaiters.push(fn);
+      },
+      end() {
+        if (done) return;
+        done = true;
+        controller?.close();
+      },
+      abort(error) {
+        if (done) return;
+        done = true;
+        controller?.error(error);
+      },
+      sendLocal(status, headers, body) {
+        done = true;
+        resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } }));
+      },
+    },
+  };
+}
