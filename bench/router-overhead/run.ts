@@ -1,0 +1,437 @@
+// Router overhead benchmark: one run, one lab upstream on 127.0.0.1, every proxy in its own
+// process so CPU per request is that process's own (/proc/<pid>/stat). Bounded in count and time.
+//
+//   npx tsx bench/router-overhead/run.ts [--rounds 3] [--no-portkey] [--quick]
+//
+// Targets: direct to the upstream · apps/router (its real main.ts, tables from a stand-in
+// control plane) · a minimal node:http keep-alive proxy (the floor) · the Portkey gateway,
+// installed into bench/.vendor at bench time when it installs (never a product dependency).
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Pool } from "undici";
+import { createWeightedPicker, type RouteTable, seededRng } from "@linewatch/router-client";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const vendor = join(root, "bench/.vendor");
+const portkeyEntry = join(vendor, "node_modules/@portkey-ai/gateway/build/start-server.js");
+const PORTKEY_VERSION = "1.15.2";
+
+const { values: args } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    "no-portkey": { type: "boolean", default: false },
+    quick: { type: "boolean", default: false },
+    json: { type: "string" },
+  },
+});
+const rounds = Math.max(1, Math.min(9, Number(args.rounds)));
+const quick = args.quick ?? false;
+
+// ---- processes ------------------------------------------------------------------------
+const children: ChildProcess[] = [];
+const stopAll = () => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+};
+process.on("exit", stopAll);
+process.on("SIGINT", () => {
+  stopAll();
+  process.exit(130);
+});
+
+function spawnProcess(cmd: string, argv: string[], env: Record<string, string>, name: string): { child: ChildProcess; ready: Promise<string> } {
+  const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(child);
+  let err = "";
+  child.stderr?.on("data", (d: Buffer) => {
+    err = (err + d.toString()).slice(-4000);
+  });
+  const ready = new Promise<string>((res, rej) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /READY (\S+)/.exec(out);
+      if (m) res(m[1] as string);
+    });
+    child.once("exit", (code) => rej(new Error(`${name} exited (${code}) before it was ready: ${err}`)));
+  });
+  return { child, ready };
+}
+
+const spawnTs = (file: string, env: Record<string, string>, name: string) =>
+  spawnProcess(process.execPath, ["--import", "tsx", file], env, name);
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function waitHttp(url: string, ok: (status: number) => boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (ok(res.status)) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const CLK_TCK = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+/** user + system CPU of a process (all its threads), ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+}
+
+// ---- a stand-in control plane for the router: one table, ETag, long-poll ---------------
+function startTables(table: RouteTable): Promise<Server> {
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const etag = `"${table.version}"`;
+    if (url.pathname === `/v1/tables/${table.route}`) {
+      const send = () => {
+        if (req.headers["if-none-match"] === etag) {
+          res.writeHead(304, { etag });
+          res.end();
+        } else {
+          res.writeHead(200, { "content-type": "application/json", etag });
+          res.end(JSON.stringify(table));
+        }
+      };
+      const wait = Number(url.searchParams.get("waitSec") ?? 0);
+      if (req.headers["if-none-match"] === etag && wait > 0) {
+        const t = setTimeout(send, wait * 1000);
+        res.on("close", () => clearTimeout(t));
+      } else send();
+      return;
+    }
+    if (url.pathname === "/v1/tables") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ tables: [table] }));
+      return;
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  return new Promise((r) => server.listen(0, "127.0.0.1", () => r(server)));
+}
+
+// ---- load ---------------------------------------------------------------------------
+interface Target {
+  name: string;
+  origin: string;
+  prefix: string;
+  headers: Record<string, string>;
+  model: string;
+  pid: number | null;
+  streams: boolean;
+  note?: string;
+}
+
+interface Scenario {
+  name: string;
+  connections: number;
+  stream: boolean;
+  warmup: { ms?: number; count?: number };
+  measure: { ms?: number; count?: number };
+}
+
+interface Measured {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerReq: number | null;
+}
+
+const messages = [{ role: "user", content: "In one sentence, what does a reverse proxy do?" }];
+
+async function load(target: Target, connections: number, stream: boolean, limit: { ms?: number; count?: number }, record: boolean) {
+  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+  const body = JSON.stringify({ model: target.model, messages, max_tokens: 64, ...(stream ? { stream: true } : {}) });
+  const headers = { "content-type": "application/json", ...target.headers };
+  const latencies: number[] = [];
+  let errors = 0;
+  let sent = 0;
+  const maxMs = Math.min(limit.ms ?? 60_000, 60_000);
+  const maxCount = Math.min(limit.count ?? 1_000_000, 1_000_000);
+  const t0 = performance.now();
+  const cpu0 = target.pid !== null ? cpuMs(target.pid) : 0;
+  const worker = async () => {
+    while (sent < maxCount && performance.now() - t0 < maxMs) {
+      sent++;
+      const t = performance.now();
+      try {
+        const res = await pool.request({ path: `${target.prefix}/chat/completions`, method: "POST", headers, body });
+        const text = await res.body.text();
+        if (res.statusCode !== 200 || (stream && !text.includes("[DONE]"))) errors++;
+      } catch {
+        errors++;
+      }
+      if (record) latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = target.pid !== null ? cpuMs(target.pid) - cpu0 : null;
+  await pool.close();
+  latencies.sort((a, b) => a - b);
+  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
+  return {
+    requests: latencies.length,
+    errors,
+    rps: latencies.length / seconds,
+    p50: q(0.5),
+    p99: q(0.99),
+    cpuUsPerReq: cpu === null || latencies.length === 0 ? null : (cpu * 1000) / latencies.length,
+  } satisfies Measured;
+}
+
+async function runScenario(target: Target, s: Scenario): Promise<Measured> {
+  await load(target, s.connections, s.stream, s.warmup, false);
+  return load(target, s.connections, s.stream, s.measure, true);
+}
+
+// ---- pick() ns/op --------------------------------------------------------------------
+function benchPick(): { lines: number; build: number; weighted: number; exclude: number; affinity: number }[] {
+  const out = [];
+  for (const n of [10, 100, 1000]) {
+    const r = seededRng(n);
+    const raw = Array.from({ length: n }, () => 1 + r());
+    const sum = raw.reduce((a, b) => a + b, 0);
+    const lines = raw.map((w, i) => ({ id: `line-${i}`, weight: Math.max(1, Math.round((w / sum) * 10000)) }));
+    const timeIt = (fn: (i: number) => unknown, budgetMs: number): number => {
+      let iters = 0;
+      let sink = 0;
+      const t0 = performance.now();
+      let elapsed = 0;
+      while (elapsed < budgetMs) {
+        for (let k = 0; k < 1000; k++) sink += fn(iters++) === null ? 1 : 0;
+        elapsed = performance.now() - t0;
+      }
+      if (sink < 0) console.log(sink);
+      return (elapsed * 1e6) / iters;
+    };
+    const budget = quick ? 100 : 400;
+    const build = timeIt(() => createWeightedPicker(lines), budget / 2);
+    const picker = createWeightedPicker(lines);
+    const rng = seededRng(1);
+    const keys = Array.from({ length: 4096 }, (_, i) => `session-${i}-${i * 7919}`);
+    timeIt(() => picker.pick(rng), budget / 4); // warm up
+    const weighted = timeIt(() => picker.pick(rng), budget);
+    const exclude = [lines[0]?.id ?? ""];
+    const excl = timeIt(() => picker.pick(rng, { exclude }), budget);
+    const affinity = timeIt((i) => picker.pick(rng, { affinityKey: keys[i & 4095] }), budget);
+    out.push({ lines: n, build, weighted, exclude: excl, affinity });
+  }
+  return out;
+}
+
+// ---- main ---------------------------------------------------------------------------
+async function ensurePortkey(): Promise<string | null> {
+  if (args["no-portkey"]) return "skipped (--no-portkey)";
+  if (existsSync(portkeyEntry)) return null;
+  mkdirSync(vendor, { recursive: true });
+  if (!existsSync(join(vendor, "package.json"))) {
+    writeFileSync(join(vendor, "package.json"), `${JSON.stringify({ name: "linewatch-bench-vendor", private: true })}\n`);
+  }
+  try {
+    console.error(`installing @portkey-ai/gateway@${PORTKEY_VERSION} into bench/.vendor …`);
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "-E", `@portkey-ai/gateway@${PORTKEY_VERSION}`], {
+      cwd: vendor,
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 300_000,
+    });
+    return existsSync(portkeyEntry) ? null : "skipped (installed, but build/start-server.js is missing)";
+  } catch (e) {
+    return `skipped (npm install failed: ${String((e as Error).message).split("\n")[0]})`;
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  const portkeyNote = await ensurePortkey();
+
+  const upstream = spawnTs("bench/router-overhead/upstream.ts", {}, "upstream");
+  const upstreamBase = await upstream.ready;
+  const upstreamUrl = new URL(upstreamBase);
+
+  const tables = await startTables({
+    route: "bench",
+    version: 1,
+    generatedAt: new Date().toISOString(),
+    mode: "normal",
+    lines: [
+      {
+        id: "line-up",
+        name: "up",
+        tier: "paid",
+        state: "healthy",
+        weight: 10000,
+        protocol: "openai-chat",
+        baseUrl: upstreamBase,
+        model: "lab-model",
+        apiKey: "sk-bench",
+        headers: {},
+      },
+    ],
+  });
+  const tablesUrl = `http://127.0.0.1:${(tables.address() as AddressInfo).port}`;
+
+  const routerPort = await freePort();
+  const router = spawnTs(
+    "apps/router/src/main.ts",
+    { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(routerPort), LINEWATCH_CACHE_FILE: "" },
+    "router",
+  );
+  const bare = spawnTs(
+    "bench/router-overhead/bare-proxy.ts",
+    { UPSTREAM_BASE: upstreamBase, UPSTREAM_KEY: "sk-bench", UPSTREAM_MODEL: "lab-model", PORT: "0" },
+    "bare proxy",
+  );
+  const barePort = await bare.ready;
+  await waitHttp(`http://127.0.0.1:${routerPort}/readyz`, (s) => s === 200);
+
+  const targets: Target[] = [
+    { name: "direct", origin: upstreamUrl.origin, prefix: upstreamUrl.pathname.replace(/\/$/, ""), headers: { authorization: "Bearer sk-bench" }, model: "lab-model", pid: null, streams: true },
+    { name: "bare node:http proxy", origin: `http://127.0.0.1:${barePort}`, prefix: "/v1", headers: {}, model: "x", pid: bare.child.pid ?? null, streams: true },
+    { name: "apps/router", origin: `http://127.0.0.1:${routerPort}`, prefix: "/v1", headers: {}, model: "bench", pid: router.child.pid ?? null, streams: true },
+  ];
+
+  let portkeyStatus = portkeyNote;
+  if (portkeyNote === null) {
+    const pkPort = await freePort();
+    const pk = spawnProcess(process.execPath, [portkeyEntry, `--port=${pkPort}`, "--headless"], {}, "portkey");
+    pk.ready.catch(() => undefined);
+    try {
+      await waitHttp(`http://127.0.0.1:${pkPort}/`, () => true);
+      const target: Target = {
+        name: `Portkey gateway ${PORTKEY_VERSION}`,
+        origin: `http://127.0.0.1:${pkPort}`,
+        prefix: "/v1",
+        headers: { "x-portkey-provider": "openai", "x-portkey-custom-host": upstreamBase, authorization: "Bearer sk-bench" },
+        model: "lab-model",
+        pid: pk.child.pid ?? null,
+        streams: true,
+      };
+      const probe = await load(target, 1, true, { count: 1 }, true);
+      if (probe.errors > 0) {
+        target.streams = false;
+        target.note = "stream: fails on Node 20 (500, `TypeError: immutable` in its header handling)";
+      }
+      targets.push(target);
+      portkeyStatus = `ran${target.note ? `; ${target.note}` : ""}`;
+    } catch (e) {
+      portkeyStatus = `skipped (did not start: ${(e as Error).message})`;
+    }
+  }
+
+  const scenarios: Scenario[] = [
+    { name: "1 keep-alive connection, non-stream", connections: 1, stream: false, warmup: { count: quick ? 100 : 300 }, measure: { count: quick ? 500 : 3000, ms: 30_000 } },
+    { name: "32 connections, non-stream", connections: 32, stream: false, warmup: { ms: quick ? 300 : 1000 }, measure: { ms: quick ? 1000 : 4000 } },
+    { name: "16 connections, SSE stream", connections: 16, stream: true, warmup: { ms: quick ? 300 : 1000 }, measure: { ms: quick ? 1000 : 3000 } },
+  ];
+
+  const results = new Map<string, Measured[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const s of scenarios) {
+      for (const t of targets) {
+        if (s.stream && !t.streams) continue;
+        const m = await runScenario(t, s);
+        const key = `${s.name}\u0000${t.name}`;
+        results.set(key, [...(results.get(key) ?? []), m]);
+        console.error(`round ${round + 1}/${rounds} · ${s.name} · ${t.name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, p99 ${m.p99.toFixed(3)} ms, CPU ${m.cpuUsPerReq?.toFixed(1) ?? "—"} µs/req, errors ${m.errors}`);
+      }
+    }
+  }
+
+  const median = (xs: number[]) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.floor(s.length / 2)] as number;
+  };
+  const summary = (s: Scenario, t: Target) => {
+    const ms = results.get(`${s.name}\u0000${t.name}`);
+    if (!ms) return null;
+    const cpu = ms.map((m) => m.cpuUsPerReq).filter((c): c is number => c !== null);
+    return {
+      rps: median(ms.map((m) => m.rps)),
+      p50: median(ms.map((m) => m.p50)),
+      p99: median(ms.map((m) => m.p99)),
+      cpu: cpu.length ? median(cpu) : null,
+      errors: ms.reduce((a, m) => a + m.errors, 0),
+      requests: ms.reduce((a, m) => a + m.requests, 0),
+    };
+  };
+
+  const lines: string[] = [];
+  const cpuInfo = readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.+)/)?.[1] ?? "?";
+  lines.push(`Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${(await import("node:os")).cpus().length} CPUs · ${rounds} round(s), medians · Portkey: ${portkeyStatus}`);
+  lines.push("");
+  for (const s of scenarios) {
+    const floor = summary(s, targets[1] as Target);
+    const direct = summary(s, targets[0] as Target);
+    lines.push(`**${s.name}**`);
+    lines.push("");
+    lines.push("| target | req/s | p50 ms | p99 ms | proxy CPU µs/req | req/s vs bare | CPU vs bare | p50 added vs direct |");
+    lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (const t of targets) {
+      const r = summary(s, t);
+      if (!r) {
+        lines.push(`| ${t.name} | n/a | | | | | | ${t.note ?? ""} |`);
+        continue;
+      }
+      const vsRps = floor && t !== targets[0] ? `${((r.rps / floor.rps) * 100).toFixed(0)}%` : "";
+      const vsCpu = floor?.cpu && r.cpu !== null && t !== targets[0] ? `${(r.cpu / floor.cpu).toFixed(2)}×` : "";
+      const added = direct && t !== targets[0] ? `${(r.p50 - direct.p50).toFixed(3)} ms` : "";
+      const err = r.errors > 0 ? ` (${r.errors} errors)` : "";
+      lines.push(`| ${t.name}${err} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.cpu?.toFixed(1) ?? "—"} | ${vsRps} | ${vsCpu} | ${added} |`);
+    }
+    lines.push("");
+  }
+  const picks = benchPick();
+  lines.push("**pick() ns/op** (seeded rng; affinity = weighted rendezvous over every line)");
+  lines.push("");
+  lines.push("| lines | build picker µs | pick | pick, 1 excluded | pick with affinity key |");
+  lines.push("|---:|---:|---:|---:|---:|");
+  for (const p of picks) {
+    lines.push(`| ${p.lines} | ${(p.build / 1000).toFixed(1)} | ${p.weighted.toFixed(0)} | ${p.exclude.toFixed(0)} | ${p.affinity.toFixed(0)} |`);
+  }
+  lines.push("");
+  lines.push(`Wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  console.log(lines.join("\n"));
+  if (args.json) writeFileSync(args.json, JSON.stringify({ results: Object.fromEntries(results), picks }, null, 2));
+
+  tables.close();
+  tables.closeAllConnections();
+  stopAll();
+}
+
+const deadline = setTimeout(() => {
+  console.error("benchmark exceeded 15 minutes; stopping");
+  stopAll();
+  process.exit(1);
+}, 15 * 60_000);
+deadline.unref();
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    stopAll();
+    process.exit(1);
+  },
+);
