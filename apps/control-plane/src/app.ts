@@ -11,6 +11,7 @@ import { renderDocsPage } from "./routes/system/docs-page";
 import { lineHealthRoutes } from "./routes/lines/health";
 import { tableRoutes } from "./routes/tables/index";
 import { eventRoutes } from "./routes/events/index";
+import { tokenRoutes } from "./routes/tokens/index";
 import type { Engine } from "./engine";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps, services: Services) {
   app.route("/v1/lines", lineHealthRoutes(deps, services.engine));
   app.route("/v1/tables", tableRoutes(services.engine));
   app.route("/v1/events", eventRoutes(deps));
+  app.route("/v1/tokens", tokenRoutes(deps, services.tokens));
   app.route("/v1/samples", sampleRoutes(deps));
   app.route("/v1/routes", routeRoutes(deps, services));
 

@@ -1,13 +1,14 @@
-import { join } from "node:path";
 import { createDb } from "@linewatch/db";
 import { loadConfig } from "./config";
 import { systemClock } from "./deps";
+import { startDemo } from "./demo";
 import { createLogger } from "./logger";
 import { createSecretBox, loadOrCreateSecretKey } from "./secrets";
 import { startControlPlane } from "./server";
 
 // Composition root: the one place that reads the environment and owns the clock.
 async function main() {
+  const demo = process.argv.includes("--demo");
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const database = await createDb({ url: config.databaseUrl, dataDir: config.dataDir });
@@ -15,14 +16,31 @@ async function main() {
   const secrets = createSecretBox(secretKey, config.secretKeyPrevious);
   const deps = { config, database, clock: systemClock, logger, secrets };
   const cp = await startControlPlane(deps);
-  logger.info("linewatch control plane listening", { url: cp.url, database: database.driver === "pglite" ? join(config.dataDir) : "postgres" });
-  process.stdout.write(`\nlinewatch control plane: ${cp.url}  (API docs: ${cp.url}/docs)\n\n`);
+  const lab = demo ? await startDemo(deps, cp.engine) : null;
+
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  out("");
+  out(`linewatch control plane: ${cp.url}`);
+  out(`  API docs      ${cp.url}/docs`);
+  out(`  tables        ${cp.url}/v1/tables`);
+  out(`  database      ${database.driver === "pglite" ? `embedded PGlite in ${config.dataDir}` : "PostgreSQL (DATABASE_URL)"}`);
+  if (lab) {
+    out(`  demo          four simulated lines on route "chat-default" (lab at ${lab.lab.url}); free-b goes bad after 2 minutes`);
+    out(`                watch it: curl ${cp.url}/v1/tables/chat-default   or   curl ${cp.url}/v1/events`);
+  }
+  if (await cp.services.tokens.isOpen()) {
+    out("");
+    out("  !! NO API TOKENS: the API is open to anyone who can reach it. Create an admin token");
+    out("  !! (linewatch tokens create --role admin) or set LINEWATCH_ADMIN_TOKEN before exposing it.");
+  }
+  out("");
 
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info("shutting down", { signal });
+    await lab?.stop();
     await cp.close();
     await database.close();
     process.exit(0);

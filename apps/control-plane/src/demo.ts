@@ -1,0 +1,82 @@
+import type { Tier } from "@linewatch/core";
+import { findLineByName, getRouteRow, insertLine, insertRoute, updateLine } from "@linewatch/db";
+import { type Lab, type LabMode, startLab } from "@linewatch/lab";
+import type { AppDeps } from "./deps";
+import type { Engine } from "./engine";
+
+export const DEMO_ROUTE = "chat-default";
+const DEMO_LINES: { name: string; tier: Tier; weight: number; baseLatencyMs: number; latencyJitterMs: number }[] = [
+  { name: "paid-a", tier: "paid", weight: 60, baseLatencyMs: 220, latencyJitterMs: 120 },
+  { name: "paid-b", tier: "paid", weight: 40, baseLatencyMs: 300, latencyJitterMs: 150 },
+  { name: "free-a", tier: "free", weight: 50, baseLatencyMs: 450, latencyJitterMs: 300 },
+  { name: "free-b", tier: "free", weight: 50, baseLatencyMs: 400, latencyJitterMs: 250 },
+];
+
+/** What the degrading free line does, minute by minute, in a 30-minute loop. */
+const SCRIPT: { atMin: number; mode: LabMode; note: string }[] = [
+  { atMin: 0, mode: "ok", note: "free-b answers well" },
+  { atMin: 2, mode: "truncate", note: "free-b starts truncating its answers (HTTP 200, text cut short)" },
+  { atMin: 5, mode: "stale", note: "free-b now replays a cached old answer (nonce not echoed)" },
+  { atMin: 8, mode: "ok", note: "free-b recovers: watch cooldown end, then probation 20% → 50% → 100%" },
+];
+const LOOP_MIN = 30;
+
+export interface Demo {
+  lab: Lab;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start`: four simulated lines (two paid, two free) on one route, registered and probed every
+ * 15 s, with free-b going bad after two minutes so a newcomer sees scores, states and tables move.
+ */
+export async function startDemo(deps: AppDeps, engine: Engine, port = 8790): Promise<Demo> {
+  const lines = DEMO_LINES.map(({ name, baseLatencyMs, latencyJitterMs }) => ({ name, baseLatencyMs, latencyJitterMs }));
+  const lab = await startLab({ port, lines }).catch(() => startLab({ lines }));
+  const db = deps.database.db;
+  if (!(await getRouteRow(db, DEMO_ROUTE))) await insertRoute(db, { name: DEMO_ROUTE, freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
+  for (const l of DEMO_LINES) {
+    const existing = await findLineByName(db, l.name);
+    const fields = { baseUrl: lab.baseUrl(l.name), model: "lab-model", probeIntervalSec: 15 };
+    if (existing) await updateLine(db, existing.id, fields, new Date(deps.clock.now()));
+    else {
+      await insertLine(db, {
+        ...fields,
+        name: l.name,
+        tier: l.tier,
+        protocol: "openai-chat",
+        apiKeyEnc: null,
+        headers: {},
+        routes: [{ route: DEMO_ROUTE, weight: l.weight }],
+        timeoutMs: null,
+        dailyQuota: null,
+        probeBudgetPct: 5,
+        maxShare: null,
+        adminState: "active",
+      });
+    }
+  }
+  await engine.registryChanged([DEMO_ROUTE]);
+
+  const started = deps.clock.now();
+  let current = -1;
+  const step = () => {
+    const minute = ((deps.clock.now() - started) / 60_000) % LOOP_MIN;
+    const index = SCRIPT.reduce((at, s, i) => (minute >= s.atMin ? i : at), 0);
+    if (index === current) return;
+    current = index;
+    const s = SCRIPT[index]!;
+    lab.setMode("free-b", s.mode);
+    deps.logger.info(`demo: ${s.note}`, { line: "free-b", mode: s.mode });
+  };
+  step();
+  const timer = setInterval(step, 5_000);
+  timer.unref();
+  return {
+    lab,
+    stop: async () => {
+      clearInterval(timer);
+      await lab.close();
+    },
+  };
+}
