@@ -13,6 +13,8 @@ import { tableRoutes } from "./routes/tables/index";
 import { eventRoutes } from "./routes/events/index";
 import { tokenRoutes } from "./routes/tokens/index";
 import type { Engine } from "./engine";
+import { dashboardRoutes } from "./dashboard/index";
+import type { Metrics } from "./metrics";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -20,6 +22,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 export interface Services extends LineHooks, RouteHooks {
   tokens: TokenStore;
   engine: Engine;
+  metrics: Metrics;
 }
 
 export function createApp(deps: AppDeps, services: Services) {
@@ -76,6 +79,8 @@ export function createApp(deps: AppDeps, services: Services) {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", docConfig);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig) as never)));
+  app.get("/metrics", async (c) => c.body(await services.metrics.registry.metrics(), 200, { "content-type": services.metrics.registry.contentType }));
+  app.route("/", dashboardRoutes(deps, services.engine));
 
   return app;
 }

@@ -3,6 +3,7 @@ import { deleteOldProbeResults, listRouteRows } from "@linewatch/db";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
 import { Prober } from "./prober/prober";
+import { type Metrics, createMetrics } from "./metrics";
 import { RegistryCache } from "./registry-cache";
 import { TablePublisher } from "./tables/publisher";
 
@@ -12,6 +13,7 @@ export class Engine {
   readonly publisher: TablePublisher;
   readonly health: HealthService;
   readonly prober: Prober;
+  readonly metrics: Metrics = createMetrics();
 
   constructor(
     readonly deps: AppDeps,

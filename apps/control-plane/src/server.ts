@@ -29,6 +29,7 @@ export async function startControlPlane(deps: AppDeps): Promise<ControlPlane> {
   const services: Services = {
     tokens,
     engine,
+    metrics: engine.metrics,
     linesChanged: (routes) => engine.registryChanged(routes),
     adminStateChanged: (lineId, adminState, routes) => engine.adminStateChanged(lineId, adminState, routes),
     routeChanged: (route) => engine.registryChanged([route], { reconcile: true }),
