@@ -13,7 +13,7 @@ import { AFFINITY_HEADER, type ProxyDeps, proxyRequest } from "./proxy";
 import { nodeSink, webSink } from "./response-sink";
 
 export interface RouterAppDeps {
-  tables: Pick<RouterClient, "snapshot" | "routes" | "status" | "ready">;
+  tables: Pick<RouterClient, "snapshot" | "routes" | "routesKnown" | "status" | "ready">;
   dispatcher: Dispatcher;
   metrics: RouterMetrics;
   rng: Rng;

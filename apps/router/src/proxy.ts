@@ -12,7 +12,7 @@ export const LINE_HEADER = "x-linewatch-line";
 export const VERSION_HEADER = "x-linewatch-table-version";
 export const AFFINITY_HEADER = "x-linewatch-affinity";
 
-export type TableSource = Pick<RouterClient, "snapshot" | "routes">;
+export type TableSource = Pick<RouterClient, "snapshot" | "routes" | "routesKnown">;
 
 export interface ProxyDeps {
   tables: TableSource;
@@ -71,6 +71,12 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
     if (deps.tables.routes().includes(route)) {
       metrics.request(route, "none", "no_line");
       sink.sendLocal(503, {}, openAIError(`The table of route \`${route}\` has not been loaded yet.`, "server_error", "table_not_loaded"));
+      return;
+    }
+    if (!deps.tables.routesKnown()) {
+      // No route list yet (control plane unreachable since start, no cache file): not a 404.
+      metrics.request("", "none", "no_line");
+      sink.sendLocal(503, {}, openAIError("The router has not loaded its routes yet.", "server_error", "table_not_loaded"));
       return;
     }
     // Unknown names are not used as metric labels: clients could mint unbounded series.

@@ -77,6 +77,11 @@ export interface RouterClient {
   lastPullAt(route: string): number | null;
   /** Every route has a table. */
   ready(): boolean;
+  /**
+   * The route list is known: routes were configured, or the control plane listed them once, or
+   * the cache file held some. Until then an unknown name may still be a route.
+   */
+  routesKnown(): boolean;
   status(): RouteStatus[];
   /** Aborts the long-polls and waits for the loops and a pending file write. */
   close(): Promise<void>;
@@ -159,6 +164,7 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
   let started = false;
   let discoveryLoop: Promise<void> | null = null;
   let discoveryFailures = 0;
+  let listed = !discovery;
 
   // ---- persistence: one write at a time, the latest state wins --------------------------
   let saveDirty = false;
@@ -354,6 +360,7 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
       }
       for (const route of [...states.keys()]) if (!seen.has(route)) await removeRoute(route);
       discoveryFailures = 0;
+      listed = true;
       return true;
     } catch (e) {
       if (closing.signal.aborted) return false;
@@ -388,6 +395,7 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
               const s = addRoute(route);
               s.lastPullAt = saved.pulledAt;
               setTable(s, saved.table, "file");
+              listed = true;
             }
             logger.info("router-client: loaded tables from the cache file", {
               file: cacheFile,
@@ -442,6 +450,10 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
     ready() {
       for (const s of states.values()) if (s.exists && s.snapshot === null) return false;
       return states.size > 0;
+    },
+
+    routesKnown() {
+      return listed;
     },
 
     status() {

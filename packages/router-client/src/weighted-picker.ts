@@ -19,8 +19,8 @@ export interface WeightedPicker<T extends Weighted> {
   readonly totalWeight: number;
   /**
    * Weighted choice: O(log n) by binary search over prefix sums (plus O(k log k) for k
-   * excluded ids); with an affinity key, O(n) rendezvous over the items. Null when no item
-   * with weight is left.
+   * excluded ids); with an affinity key, O(n) rendezvous over the items, O(1) for a key seen
+   * recently (the last few thousand keys are remembered). Null when no item with weight is left.
    */
   pick(rng: Rng, options?: PickOptions): T | null;
 }
@@ -86,9 +86,17 @@ export function createWeightedPicker<T extends Weighted>(input: ReadonlyArray<T>
     return items[search(r)] ?? null;
   };
 
+  // Sessions come back: remember recent keys (the answer for a key is fixed for this picker).
+  const byKey = new Map<string, T | null>();
+  const AFFINITY_CACHE_SIZE = 4096;
+
   const pickByKey = (key: string, exclude: ReadonlyArray<string> | undefined): T | null => {
-    const [k1, k2] = hashKey(key);
     const skip = exclude !== undefined && exclude.length > 0 ? excludedIndexes(exclude) : null;
+    if (skip === null) {
+      const hit = byKey.get(key);
+      if (hit !== undefined) return hit;
+    }
+    const [k1, k2] = hashKey(key);
     let best = -1;
     let bestScore = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
@@ -101,7 +109,12 @@ export function createWeightedPicker<T extends Weighted>(input: ReadonlyArray<T>
         best = i;
       }
     }
-    return best < 0 ? null : (items[best] as T);
+    const chosen = best < 0 ? null : (items[best] as T);
+    if (skip === null) {
+      if (byKey.size >= AFFINITY_CACHE_SIZE) byKey.clear();
+      byKey.set(key, chosen);
+    }
+    return chosen;
   };
 
   return {

@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Lab, startLab } from "@linewatch/lab";
@@ -9,6 +9,8 @@ import { line, startTableServer, type TableServer, waitFor } from "../../package
 let lab: Lab;
 let tables: TableServer;
 let router: RunningRouter;
+let honoRouter: RunningRouter;
+let breaker: Server;
 let deadPort: number;
 const LINES = ["a", "b", "bad", "slow"] as const;
 
@@ -41,21 +43,38 @@ beforeAll(async () => {
   tables.publish("dead-first", [labLine("a", 5000, { baseUrl: `http://127.0.0.1:${deadPort}/v1`, name: "dead", id: "id-dead" }), labLine("b", 5000)]);
   tables.publish("stream", [labLine("slow", 10000)]);
   tables.publish("closed", [], "panic");
-  router = await startRouter({
+  // An upstream that sends its headers and a first event, then drops the connection.
+  breaker = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"partial":true}\n\n');
+      setTimeout(() => res.socket?.destroy(), 50);
+    });
+  });
+  await new Promise<void>((r) => breaker.listen(0, "127.0.0.1", r));
+  const breakerUrl = `http://127.0.0.1:${(breaker.address() as AddressInfo).port}/v1`;
+  tables.publish("breaks-mid-stream", [labLine("a", 5000, { baseUrl: breakerUrl, name: "breaker", id: "id-breaker" }), labLine("b", 5000)]);
+  const options = {
     controlPlaneUrl: tables.url,
     token: "rt",
-    routes: ["chat", "first-bad", "only-bad", "dead-first", "stream", "closed"],
+    routes: ["chat", "first-bad", "only-bad", "dead-first", "stream", "closed", "breaks-mid-stream"],
     port: 0,
     cacheFile: null,
     upstreamTimeoutMs: 1000,
+    maxBodyBytes: 64 * 1024,
     logger: silentLogger,
     rng: () => 0,
     processMetrics: false,
-  });
+  };
+  router = await startRouter(options);
+  honoRouter = await startRouter({ ...options, fastPath: false });
 });
 
 afterAll(async () => {
   await router?.close();
+  await honoRouter?.close();
+  await new Promise<void>((r) => (breaker ? breaker.close(() => r()) : r()));
   await tables?.close();
   await lab?.close();
 });
@@ -66,8 +85,10 @@ beforeEach(() => {
 
 const requests = (name: string) => lab.stats(name).requests;
 
+let target = () => router;
+
 async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${router.url}/v1${path}`, {
+  return fetch(`${target().url}/v1${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
@@ -80,7 +101,16 @@ const chat = (route: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
-describe("router: pass-through", () => {
+const servedBy = [
+  ["the direct Node path", () => router],
+  ["Hono routes", () => honoRouter],
+] as const;
+
+describe.each(servedBy)("router through %s: pass-through", (_name, which) => {
+  beforeEach(() => {
+    target = which;
+  });
+
   it("forwards a chat completion with the line's model and credential, and tags the response", async () => {
     const before = requests("a");
     // The client's own Authorization is not forwarded: the line's key is.
@@ -134,15 +164,19 @@ describe("router: pass-through", () => {
   });
 
   it("lists the routes on GET /v1/models", async () => {
-    const res = await fetch(`${router.url}/v1/models`);
+    const res = await fetch(`${target().url}/v1/models`);
     const body = (await res.json()) as { object: string; data: { id: string; object: string }[] };
     expect(body.object).toBe("list");
-    expect(body.data.map((m) => m.id).sort()).toEqual(["chat", "closed", "dead-first", "first-bad", "only-bad", "stream"]);
+    expect(body.data.map((m) => m.id).sort()).toEqual(["breaks-mid-stream", "chat", "closed", "dead-first", "first-bad", "only-bad", "stream"]);
     expect(body.data[0]?.object).toBe("model");
   });
 });
 
-describe("router: retry policy (SPEC §8)", () => {
+describe.each(servedBy)("router through %s: retry policy (SPEC §8)", (_name, which) => {
+  beforeEach(() => {
+    target = which;
+  });
+
   it("returns an upstream 400 unchanged and does not retry it", async () => {
     lab.setMode("bad", "errors", { status: 400 });
     const direct = await fetch(`${lab.baseUrl("bad")}/chat/completions`, {
@@ -211,20 +245,28 @@ describe("router: retry policy (SPEC §8)", () => {
     expect(only.headers.get("x-linewatch-line")).toBe("bad");
   });
 
-  it("does not retry a stream once it has started", async () => {
-    // A stream cut by the upstream after its first event cannot be replayed elsewhere.
-    const res = await post("/chat/completions", chat("stream", { stream: true }));
+  it("never retries once the first byte has gone out: a stream cut by its upstream reaches the client cut", async () => {
+    const b = requests("b");
+    const res = await post("/chat/completions", chat("breaks-mid-stream", { stream: true }));
     expect(res.status).toBe(200);
+    expect(res.headers.get("x-linewatch-line")).toBe("breaker");
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    await reader.read();
-    const slow = requests("slow");
-    await reader.cancel();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(requests("slow")).toBe(slow);
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toContain('"partial":true');
+    await expect(
+      (async () => {
+        for (;;) if ((await reader.read()).done) return "ended cleanly";
+      })(),
+    ).rejects.toThrow();
+    expect(requests("b")).toBe(b);
   });
 });
 
 describe("router: errors and affinity", () => {
+  beforeEach(() => {
+    target = () => router;
+  });
+
   it("answers an unknown route with an OpenAI-style 404", async () => {
     const res = await post("/chat/completions", chat("no-such-route"));
     expect(res.status).toBe(404);
@@ -237,6 +279,30 @@ describe("router: errors and affinity", () => {
     expect(res.status).toBe(503);
     expect(res.headers.get("x-linewatch-table-version")).toBe("1");
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("no_line_available");
+  });
+
+  it("answers a body over the limit with a 413", async () => {
+    const res = await post("/chat/completions", chat("chat", { padding: "x".repeat(70 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    const ok = await post("/embeddings", { model: "chat", input: "still fine" });
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+  });
+
+  it("counts a client that leaves mid-stream as interrupted, and stops the upstream", async () => {
+    const res = await post("/chat/completions", chat("stream", { stream: true }));
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    await reader.cancel();
+    const metricsText = async () => (await fetch(`${router.url}/metrics`)).text();
+    let text = "";
+    const deadline = Date.now() + 3000;
+    while (!/linewatch_router_responses_interrupted_total\{route="stream",line="slow"\} [1-9]/.test(text) && Date.now() < deadline) {
+      text = await metricsText();
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(text).toMatch(/linewatch_router_responses_interrupted_total\{route="stream",line="slow"\} [1-9]/);
   });
 
   it("answers a body that is not JSON, or has no model, with a 400", async () => {
@@ -297,6 +363,10 @@ describe("router: errors and affinity", () => {
 });
 
 describe("router: operations", () => {
+  beforeEach(() => {
+    target = () => router;
+  });
+
   it("exposes Prometheus metrics on its own registry", async () => {
     const text = await (await fetch(`${router.url}/metrics`)).text();
     expect(text).toMatch(/linewatch_router_requests_total\{route="chat",line="a",outcome="ok"\} \d+/);
@@ -332,5 +402,43 @@ describe("router: operations", () => {
     expect(res.headers.get("x-linewatch-line")).toBe("slow");
     const text = await res.text();
     expect(text.trim().endsWith("data: [DONE]")).toBe(true);
+  });
+});
+
+describe("router: control plane down at start", () => {
+  it("answers 503 (not 404) until it has a route list, then serves", async () => {
+    const cp = await startTableServer({ routerToken: "rt" });
+    cp.publish("late", [labLine("a", 10000)]);
+    cp.setOutage("reset");
+    const r = await startRouter({
+      controlPlaneUrl: cp.url,
+      token: "rt",
+      port: 0,
+      cacheFile: null,
+      logger: silentLogger,
+      processMetrics: false,
+      clientOptions: { startTimeoutMs: 200, backoff: { initialMs: 20, maxMs: 100 }, discoveryIntervalMs: 100 },
+    });
+    try {
+      const send = () =>
+        fetch(`${r.url}/v1/embeddings`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ model: "late", input: "x" }),
+        });
+      const before = await send();
+      expect(before.status).toBe(503);
+      expect(((await before.json()) as { error: { code: string } }).error.code).toBe("table_not_loaded");
+      expect((await fetch(`${r.url}/readyz`)).status).toBe(503);
+      cp.setOutage("up");
+      await waitFor(() => r.client.version("late") === 1, 5000, "the route list");
+      const after = await send();
+      expect(after.status).toBe(200);
+      expect(after.headers.get("x-linewatch-line")).toBe("a");
+      await after.arrayBuffer();
+    } finally {
+      await r.close();
+      await cp.close();
+    }
   });
 });
