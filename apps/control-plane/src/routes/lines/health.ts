@@ -1,11 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import {
-  DEFAULT_HEALTH_POLICY,
   type Health,
   LINE_SCORE_WINDOW_MS,
   averageComponents,
   describeHealth,
   initialHealth,
+  isFastProbing,
   lineScore,
   probeIntervalMs,
   probesPerDay,
@@ -82,14 +82,14 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
       const line = isUuid(id) ? snapshot.lines.get(id) : undefined;
       if (!line) throw new NotFoundError(`line ${id}`);
       const now = deps.clock.now();
-      const policy = line ? linePolicy(line, snapshot.routes) : DEFAULT_HEALTH_POLICY;
+      const policy = linePolicy(line, snapshot.routes);
       const row = await getLineHealth(db, id);
       const health = (row?.health as unknown as Health | undefined) ?? initialHealth(now, line.adminState);
       const view = describeHealth(health, policy);
       const recent = await latestLineResults(db, id, 50);
       const window = recent.filter((r) => r.startedAt >= now - LINE_SCORE_WINDOW_MS);
       const samples = applicableSamples(line, snapshot.samples.values());
-      const interval = probeIntervalMs(line, samples.length, { fast: view.fastProbeUntil !== null && view.fastProbeUntil > now });
+      const interval = probeIntervalMs(line, samples.length, { fast: isFastProbing(health, now) });
       const last24h = await probeSpend(db, id, new Date(now - 86_400_000));
       const perDay = probesPerDay(interval, samples.length);
       return c.json(
