@@ -1,9 +1,10 @@
 import type { AdminState } from "@linewatch/core";
-import { deleteOldProbeResults, listRouteRows } from "@linewatch/db";
+import { type StoredProbeResult, deleteOldProbeResults, listRouteRows } from "@linewatch/db";
+import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
 import { Prober } from "./prober/prober";
-import { type Metrics, createMetrics } from "./metrics";
+import { type Metrics, createMetrics, readScrapeState } from "./metrics";
 import { RegistryCache } from "./registry-cache";
 import { TablePublisher } from "./tables/publisher";
 
@@ -13,7 +14,7 @@ export class Engine {
   readonly publisher: TablePublisher;
   readonly health: HealthService;
   readonly prober: Prober;
-  readonly metrics: Metrics = createMetrics();
+  readonly metrics: Metrics;
 
   constructor(
     readonly deps: AppDeps,
@@ -22,7 +23,18 @@ export class Engine {
     this.registry = new RegistryCache(deps);
     this.publisher = new TablePublisher(deps, this.registry);
     this.health = new HealthService(deps, this.registry, this.publisher);
-    this.prober = new Prober(deps, this.registry, { onResult: (r) => this.health.applyProbe(r) }, rng);
+    // Gauges of what the database holds are read at scrape time, so every replica reports the same.
+    this.metrics = createMetrics(new Registry(), {
+      state: () => readScrapeState(deps.database),
+      inFlight: () => this.prober.stats().inFlight,
+      now: () => deps.clock.now(),
+      logger: deps.logger,
+    });
+    const onResult = async (r: StoredProbeResult) => {
+      this.metrics.observeProbe(r, await this.registry.get());
+      await this.health.applyProbe(r);
+    };
+    this.prober = new Prober(deps, this.registry, { onResult }, rng);
   }
 
   async start(): Promise<void> {

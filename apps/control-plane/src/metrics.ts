@@ -1,8 +1,402 @@
-import { Registry } from "prom-client";
+// Prometheus metrics of the control plane, on a registry the caller owns (never the global default).
+//
+// Two kinds of series:
+// - what this replica's probes did (durations, outcomes, content length, field completeness, tokens):
+//   counted as results come in, so `sum()` across replicas gives the fleet's figures;
+// - what the database holds (line states, scores, table weights and versions, trend alerts): read at
+//   scrape time, so every replica reports the same truth whichever of them ran the probe or publish.
+// Labels are names of lines, samples and routes and small fixed sets (state, outcome, mode): never
+// probe ids or content hashes.
+import { type Health, HEALTH_STATES, isFastProbing, weightFactor } from "@linewatch/core";
+import {
+  type Database,
+  type LineHealthRow,
+  type PublishedTableRow,
+  type StoredProbeResult,
+  countEventsByLine,
+  listLineHealth,
+  listLines,
+  listPublishedTables,
+  listRouteRows,
+  listSamples,
+} from "@linewatch/db";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { Logger } from "./logger";
+
+export const PROBE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];
+/** Characters of the answer (as the scorer counts them); 0 = an empty answer. */
+export const CONTENT_LENGTH_BUCKETS = [0, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536];
+/** Share of a sample's content checks (required fields, contains, matches) an answer met. */
+export const FIELD_COMPLETENESS_BUCKETS = [0, 0.25, 0.5, 0.75, 0.99, 1];
+const TABLE_MODES = ["normal", "degraded", "panic"] as const;
+
+/** How a probe ended: passed, failed on content, or the class of its hard failure. */
+export type ProbeOutcome = "pass" | "fail" | "timeout" | "connect" | "http_status" | "parse" | "protocol";
+
+export function probeOutcome(r: Pick<StoredProbeResult, "passed" | "errorClass">): ProbeOutcome {
+  if (r.errorClass) return r.errorClass;
+  return r.passed ? "pass" : "fail";
+}
+
+/** The registry and health as the database holds them, read once per scrape. */
+export interface ScrapeState {
+  lines: { id: string; name: string; tier: string; protocol: string; adminState: string; routes: { route: string }[] }[];
+  samples: { id: string; name: string }[];
+  routes: string[];
+  health: Pick<LineHealthRow, "lineId" | "state" | "score" | "health">[];
+  tables: Pick<PublishedTableRow, "routeName" | "version" | "generatedAt" | "mode" | "lines">[];
+  trendAlerts: { lineId: string; count: number }[];
+}
+
+export async function readScrapeState(database: Pick<Database, "db">): Promise<ScrapeState> {
+  const db = database.db;
+  const [lines, samples, routes, health, tables, trendAlerts] = await Promise.all([
+    listLines(db),
+    listSamples(db),
+    listRouteRows(db),
+    listLineHealth(db),
+    listPublishedTables(db),
+    countEventsByLine(db, "trend_alert"),
+  ]);
+  return {
+    lines: lines.map(({ id, name, tier, protocol, adminState, routes }) => ({ id, name, tier, protocol, adminState, routes })),
+    samples: samples.map(({ id, name }) => ({ id, name })),
+    routes: routes.map((r) => r.name),
+    health,
+    tables,
+    trendAlerts,
+  };
+}
+
+export interface MetricsSources {
+  /** What the database holds now (see readScrapeState). */
+  state(): Promise<ScrapeState>;
+  /** Probes this replica has under way. */
+  inFlight(): number;
+  now(): number;
+  logger?: Pick<Logger, "warn">;
+}
+
+export interface MetricsOptions {
+  /** Process and Node.js metrics (CPU, memory, event loop, GC) in the same registry. Default true. */
+  processMetrics?: boolean;
+}
+
+/** Names of lines and samples, to label a probe result with. */
+export interface ProbeNames {
+  lines: ReadonlyMap<string, { name: string }>;
+  samples: ReadonlyMap<string, { name: string }>;
+}
+
+const NO_SOURCES: MetricsSources = {
+  state: async () => ({ lines: [], samples: [], routes: [], health: [], tables: [], trendAlerts: [] }),
+  inFlight: () => 0,
+  now: () => Date.now(),
+};
 
 /** Prometheus metrics on their own registry (never the global default), so tests get their own. */
-export function createMetrics(registry: Registry = new Registry()) {
-  return { registry };
+export function createMetrics(registry: Registry = new Registry(), sources: MetricsSources = NO_SOURCES, options: MetricsOptions = {}) {
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, prefix: "linewatch_" });
+    // prom-client names these gauges *_total, which Prometheus reserves for counters (promtool
+    // rejects them); the same counts by type stay, as linewatch_nodejs_active_{handles,requests,resources}.
+    for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"]) registry.removeSingleMetric(`linewatch_nodejs_${name}`);
+  }
+
+  // One read of the database per scrape, shared by every collect() of that scrape: prom-client
+  // starts them all synchronously, so they find the same promise.
+  let pending: Promise<ScrapeState | null> | null = null;
+  const scrape = (): Promise<ScrapeState | null> =>
+    (pending ??= sources
+      .state()
+      .catch((error: unknown) => {
+        sources.logger?.warn("metrics: cannot read the database state", { error: String(error) });
+        return null;
+      })
+      .finally(() => {
+        pending = null;
+      }));
+
+  // --- this replica's probes ---
+  const duration = new Histogram({
+    name: "linewatch_probe_duration_seconds",
+    help: "Time from sending a probe until its answer was read (or it timed out), by line and sample.",
+    labelNames: ["line", "sample"] as const,
+    buckets: PROBE_DURATION_BUCKETS,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
+  const outcomes = new Counter({
+    name: "linewatch_probes_total",
+    help: "Probes this replica ran, by line, sample and outcome (pass, fail = bad content, or the hard failure: timeout, connect, http_status, parse, protocol).",
+    labelNames: ["line", "sample", "outcome"] as const,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
+  const contentLength = new Histogram({
+    name: "linewatch_probe_content_length_characters",
+    help: "Length of the answers to probes in characters (as the scorer counts them), by line.",
+    labelNames: ["line"] as const,
+    buckets: CONTENT_LENGTH_BUCKETS,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
+  const fields = new Histogram({
+    name: "linewatch_probe_field_completeness_ratio",
+    help: "Share of a sample's content checks (required fields, contains, matches) each answer met, 0-1, by line; hard failures count as 0.",
+    labelNames: ["line"] as const,
+    buckets: FIELD_COMPLETENESS_BUCKETS,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
+  const tokens = new Counter({
+    name: "linewatch_probe_tokens_total",
+    help: "Tokens this replica's probes spent (usage.total_tokens of the answers), by line.",
+    labelNames: ["line"] as const,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
+  new Gauge({
+    name: "linewatch_probes_in_flight",
+    help: "Probes this replica has under way.",
+    registers: [registry],
+    collect() {
+      this.set(sources.inFlight());
+    },
+  });
+
+  /** Label sets this replica has emitted, per line name: dropped once the line or sample is gone or renamed. */
+  const seen = new Map<string, Set<string>>();
+
+  let pruning: Promise<void> | null = null;
+  const pruneGone = (): Promise<void> =>
+    (pruning ??= scrape()
+      .then((state) => {
+        if (!state) return;
+        const lineNames = new Set(state.lines.map((l) => l.name));
+        const sampleNames = new Set(state.samples.map((s) => s.name));
+        for (const [line, samples] of seen) {
+          if (!lineNames.has(line)) {
+            for (const sample of samples) removeSeries(line, sample);
+            contentLength.remove({ line });
+            fields.remove({ line });
+            tokens.remove({ line });
+            seen.delete(line);
+            continue;
+          }
+          for (const sample of samples) {
+            if (!sampleNames.has(sample)) {
+              removeSeries(line, sample);
+              samples.delete(sample);
+            }
+          }
+        }
+      })
+      .finally(() => {
+        pruning = null;
+      }));
+
+  const removeSeries = (line: string, sample: string) => {
+    duration.remove({ line, sample });
+    for (const outcome of ["pass", "fail", "timeout", "connect", "http_status", "parse", "protocol"] satisfies ProbeOutcome[]) {
+      outcomes.remove({ line, sample, outcome });
+    }
+  };
+
+  // --- what the database holds, read at scrape time ---
+  const lineNameById = (state: ScrapeState) => new Map(state.lines.map((l) => [l.id, l.name]));
+  const healthById = (state: ScrapeState) => new Map(state.health.map((h) => [h.lineId, h]));
+  /** The state a line is in as its tables see it: the admin state wins over what the probes say. */
+  const lineState = (line: ScrapeState["lines"][number], h: ScrapeState["health"][number] | undefined): string =>
+    line.adminState !== "active" ? line.adminState : (h?.state ?? "healthy");
+  const liveTables = (state: ScrapeState) => {
+    const routes = new Set(state.routes);
+    return state.tables.filter((t) => routes.has(t.routeName));
+  };
+
+  /** A gauge (or counter) whose values are set from the scrape's state; empty when it could not be read. */
+  function fromState<L extends string>(
+    metric: Gauge<L> | Counter<L>,
+    fill: (state: ScrapeState, set: (labels: Partial<Record<L, string>>, value: number) => void) => void,
+  ) {
+    return async () => {
+      const state = await scrape();
+      metric.reset();
+      if (!state) return;
+      fill(state, (labels, value) => {
+        if (metric instanceof Gauge) metric.set(labels, value);
+        else metric.inc(labels, value);
+      });
+    };
+  }
+
+  new Gauge({
+    name: "linewatch_database_up",
+    help: "1 when this scrape could read the registry, health and tables from the database; 0 when it could not (those series are then absent).",
+    registers: [registry],
+    async collect() {
+      this.set((await scrape()) ? 1 : 0);
+    },
+  });
+
+  const info: Gauge<"line" | "tier" | "protocol"> = new Gauge({
+    name: "linewatch_line_info",
+    help: "1 for every registered line, with its tier and protocol (join on line).",
+    labelNames: ["line", "tier", "protocol"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(info, (state, set) => {
+        for (const l of state.lines) set({ line: l.name, tier: l.tier, protocol: l.protocol }, 1);
+      })(),
+  });
+
+  const stateGauge: Gauge<"line" | "state"> = new Gauge({
+    name: "linewatch_line_state",
+    help: `1 for the state each line is in, 0 for the others (${HEALTH_STATES.join(", ")}).`,
+    labelNames: ["line", "state"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(stateGauge, (state, set) => {
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const current = lineState(l, health.get(l.id));
+          for (const s of HEALTH_STATES) set({ line: l.name, state: s }, s === current ? 1 : 0);
+        }
+      })(),
+  });
+
+  const score: Gauge<"line"> = new Gauge({
+    name: "linewatch_line_score",
+    help: "Line score 0-100: the mean of the line's last 10 minutes of probe scores, as of its latest probe (absent before the first).",
+    labelNames: ["line"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(score, (state, set) => {
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const s = health.get(l.id)?.score;
+          if (s !== null && s !== undefined) set({ line: l.name }, s);
+        }
+      })(),
+  });
+
+  const factor: Gauge<"line"> = new Gauge({
+    name: "linewatch_line_weight_factor_ratio",
+    help: "Health factor 0-1 applied to the line's base weight in every route (graded when degraded, 0.2/0.5 in probation, 0 in cooldown, drained or disabled).",
+    labelNames: ["line"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(factor, (state, set) => {
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const h = health.get(l.id)?.health as unknown as Health | undefined;
+          set({ line: l.name }, l.adminState !== "active" ? 0 : h ? weightFactor(h) : 1);
+        }
+      })(),
+  });
+
+  const trendActive: Gauge<"line"> = new Gauge({
+    name: "linewatch_line_trend_alert_active",
+    help: "1 while a line probes at the fast interval after a trend alert (its score fell more than 20 points within 10 minutes).",
+    labelNames: ["line"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(trendActive, (state, set) => {
+        const now = sources.now();
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const h = health.get(l.id)?.health as unknown as Health | undefined;
+          set({ line: l.name }, h && isFastProbing(h, now) ? 1 : 0);
+        }
+      })(),
+  });
+
+  const trendAlerts: Counter<"line"> = new Counter({
+    name: "linewatch_trend_alerts_total",
+    help: "Trend alerts recorded for each line (score drop of more than 20 points within 10 minutes), as the event timeline holds them.",
+    labelNames: ["line"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(trendAlerts, (state, set) => {
+        const names = lineNameById(state);
+        const counts = new Map(state.trendAlerts.map((t) => [t.lineId, t.count]));
+        for (const [id, name] of names) set({ line: name }, counts.get(id) ?? 0);
+      })(),
+  });
+
+  const weight: Gauge<"route" | "line"> = new Gauge({
+    name: "linewatch_line_weight",
+    help: "Weight of the line in the route's published table, for every line of the route (a table's weights sum to 10000; 0 = no traffic).",
+    labelNames: ["route", "line"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(weight, (state, set) => {
+        const tables = new Map(
+          liveTables(state).map((t) => [t.routeName, new Map((t.lines as unknown as { lineId: string; weight: number }[]).map((l) => [l.lineId, l.weight]))]),
+        );
+        for (const l of state.lines) {
+          for (const { route } of l.routes) {
+            const table = tables.get(route);
+            // Before a route's first publication there is no weight to report.
+            if (table) set({ route, line: l.name }, table.get(l.id) ?? 0);
+          }
+        }
+      })(),
+  });
+
+  const version: Gauge<"route"> = new Gauge({
+    name: "linewatch_table_version",
+    help: "Version of the route's published table; it goes up by one per publish, so changes() or increase() count publishes.",
+    labelNames: ["route"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(version, (state, set) => {
+        for (const t of liveTables(state)) set({ route: t.routeName }, t.version);
+      })(),
+  });
+
+  const published: Gauge<"route"> = new Gauge({
+    name: "linewatch_table_published_timestamp_seconds",
+    help: "When the route's current table was published (Unix time).",
+    labelNames: ["route"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(published, (state, set) => {
+        for (const t of liveTables(state)) set({ route: t.routeName }, t.generatedAt.getTime() / 1000);
+      })(),
+  });
+
+  const mode: Gauge<"route" | "mode"> = new Gauge({
+    name: "linewatch_table_mode",
+    help: "1 for the mode of the route's table, 0 for the others (normal; degraded: no paid line usable; panic: no line usable).",
+    labelNames: ["route", "mode"] as const,
+    registers: [registry],
+    collect: () =>
+      fromState(mode, (state, set) => {
+        for (const t of liveTables(state)) for (const m of TABLE_MODES) set({ route: t.routeName, mode: m }, t.mode === m ? 1 : 0);
+      })(),
+  });
+
+  return {
+    registry,
+    /** Record one stored probe result of this replica. A result of a line or sample no longer known is skipped. */
+    observeProbe(result: StoredProbeResult, names: ProbeNames): void {
+      const line = names.lines.get(result.lineId)?.name;
+      const sample = names.samples.get(result.sampleId)?.name ?? result.sampleName;
+      if (line === undefined || sample === undefined) return;
+      let samples = seen.get(line);
+      if (!samples) {
+        samples = new Set();
+        seen.set(line, samples);
+      }
+      samples.add(sample);
+      duration.observe({ line, sample }, result.latencyMs / 1000);
+      outcomes.inc({ line, sample, outcome: probeOutcome(result) });
+      contentLength.observe({ line }, result.contentLength);
+      fields.observe({ line }, result.hardFailure ? 0 : result.components.fields);
+      if (result.tokens !== null && result.tokens > 0) tokens.inc({ line }, result.tokens);
+    },
+  };
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

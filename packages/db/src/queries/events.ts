@@ -1,4 +1,4 @@
-import { type SQL, and, desc, eq, gt, gte, lt } from "drizzle-orm";
+import { type SQL, and, desc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events } from "../schema/index";
 
@@ -37,4 +37,14 @@ export async function listEvents(db: Db, f: EventFilter): Promise<EventRow[]> {
     .where(where.length ? and(...where) : undefined)
     .limit(f.limit);
   return f.after !== undefined ? q.orderBy(events.id) : q.orderBy(desc(events.id));
+}
+
+/** How many events of a kind each line has had (e.g. trend alerts, for /metrics). Served by the (kind, id) index. */
+export async function countEventsByLine(db: Db, kind: string): Promise<{ lineId: string; count: number }[]> {
+  const rows = await db
+    .select({ lineId: events.lineId, count: sql<number>`count(*)::int` })
+    .from(events)
+    .where(and(eq(events.kind, kind), isNotNull(events.lineId)))
+    .groupBy(events.lineId);
+  return rows.flatMap((r) => (r.lineId ? [{ lineId: r.lineId, count: Number(r.count) }] : []));
 }
