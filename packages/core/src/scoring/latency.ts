@@ -1,7 +1,6 @@
 // Latency: vs the sample's maxLatencyMs and the line's own p90; fast-and-short is suspicious.
 import { baselineWeight } from "./baseline";
 import { clamp01, fmt, positiveOrNull } from "./numbers";
-import { CHECK_FLOOR } from "./weights";
 import type { ComponentScore, ScoringContext } from "./score-probe";
 
 /** Added to both sides of the latency ratio: 300 ms against a usual 100 ms is not "3× slower". */
@@ -29,16 +28,13 @@ export function scoreLatency(ctx: ScoringContext): ComponentScore {
   }
 
   // A tenth of a healthy line's probes are over its p90 by definition, so up to
-  // P90_TOLERANCE × p90 is normal; past it, down linearly towards 0 at 3 × p90 — but never below
-  // CHECK_FLOOR: slower than its own habit lowers the score, it does not fail the probe. The measured
-  // latency also holds the prober's own stalls (a busy host, a start-up), and a line within the
-  // sample's maxLatencyMs must not be sent to cooldown for them; only maxLatencyMs fails it.
+  // P90_TOLERANCE × p90 is normal; past it, down linearly to 0 at 3 × p90.
   const p90 = positiveOrNull(baseline.latencyP90);
   const wLatency = baselineWeight(baseline.latencySamples ?? baseline.samples);
   if (p90 !== null && wLatency > 0) {
     const ratio = (ms + LATENCY_SLACK_MS) / (p90 + LATENCY_SLACK_MS);
     const own = clamp01(1 - (ratio - P90_TOLERANCE) / (3 - P90_TOLERANCE));
-    const relative = Math.max(CHECK_FLOOR, 1 - wLatency * (1 - own));
+    const relative = 1 - wLatency * (1 - own);
     if (relative < 1) {
       score = Math.min(score, relative);
       reasons.push(`took ${fmt(ms)} ms, much slower than this line's p90 ${fmt(p90)} ms`);

@@ -100,8 +100,7 @@ describe("cold start → warm baseline", () => {
     );
     expect(latencies[0]).toBe(1);
     expect(latencies).toEqual([...latencies].sort((a, b) => b - a));
-    // Own-p90 slowness lowers latency down to the check floor, never below it: it does not fail a probe.
-    expect(latencies[3]).toBe(0.5);
+    expect(latencies[3]).toBeLessThan(0.3);
     expect(latencies[4]).toBe(latencies[3]);
   });
 });
@@ -243,10 +242,7 @@ describe("latency", () => {
     expect(at(1500)).toBe(1);
     expect(at(2500)).toBeLessThan(1);
     expect(at(3500)).toBeLessThan(at(2500));
-    // Only maxLatencyMs can fail the latency check; slower than the line's habit stops at the floor.
-    expect(at(10_000)).toBe(0.5);
-    expect(score({}, observe(text(600), { latencyMs: 10_000 }), baseline).passed).toBe(true);
-    expect(score({ maxLatencyMs: 4000 }, observe(text(600), { latencyMs: 10_000 }), baseline).passed).toBe(false);
+    expect(at(10_000)).toBe(0);
     expect(score({}, observe(text(600), { latencyMs: 3000 }), baseline).reasons[0]).toMatch(/^took 3000 ms, much slower than this line's p90 1\d{3} ms$/);
   });
 
