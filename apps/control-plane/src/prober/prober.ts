@@ -15,6 +15,7 @@ import type { AppDeps } from "../deps";
 import { type CachedLine, type RegistryCache, applicableSamples } from "../registry-cache";
 import { runProbe, probeTimeoutMs } from "./run-probe";
 import { createProbeAgent } from "./send-probe";
+import { StallMeter } from "./stall-meter";
 
 export interface ProberHooks {
   /** Called with every stored result (health, metrics). Errors are logged, never lost silently. */
@@ -36,6 +37,7 @@ const isProbed = (line: CachedLine) => line.adminState !== "disabled";
  */
 export class Prober {
   readonly agent: Agent = createProbeAgent();
+  private readonly stall = new StallMeter();
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly stats_: ProberStats = { inFlight: 0, peakInFlight: 0, sent: 0 };
   private readonly running = new Set<Promise<unknown>>();
@@ -152,7 +154,7 @@ export class Prober {
     this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
     this.stats_.sent++;
     try {
-      const result = await runProbe(this.deps, this.agent, { line, apiKey: line.apiKey, sample, trigger, slot });
+      const result = await runProbe(this.deps, this.agent, { line, apiKey: line.apiKey, sample, trigger, slot }, this.stall);
       if (result) {
         await this.hooks.onResult(result).catch((error: unknown) =>
           this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
@@ -174,6 +176,7 @@ export class Prober {
 
   async close(): Promise<void> {
     await this.drain();
+    this.stall.stop();
     await this.agent.close();
   }
 }

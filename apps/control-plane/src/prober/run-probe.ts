@@ -4,6 +4,7 @@ import { type StoredProbeResult, insertProbeResult, recentSampleResults } from "
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { type HttpOutcome, sendProbe } from "./send-probe";
+import type { StallMeter } from "./stall-meter";
 
 /** Characters of the answer kept with a result, so a human can see why it scored as it did. */
 export const EXCERPT_CHARS = 400;
@@ -30,7 +31,7 @@ const hashContent = (content: string) => createHash("sha256").update(content).di
  * Send one sample to one line, score it against the (line, sample) baseline and store the result.
  * Returns null when another replica already stored the result of this slot.
  */
-export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent: Agent, job: ProbeJob): Promise<StoredProbeResult | null> {
+export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent: Agent, job: ProbeJob, stall?: StallMeter): Promise<StoredProbeResult | null> {
   const { line, sample } = job;
   const db = deps.database.db;
   const history = await recentSampleResults(db, line.id, sample.id, BASELINE_WINDOW);
@@ -41,7 +42,10 @@ export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent:
     { baseUrl: line.baseUrl, model: line.model, headers: line.headers, apiKey: job.apiKey },
     fillTemplate(sample.request, { nonce, now: startedAt }),
   );
-  const outcome: HttpOutcome = await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now());
+  const stalledBefore = stall?.reading() ?? 0;
+  const sent: HttpOutcome = await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now());
+  const stalled = (stall?.reading() ?? 0) - stalledBefore;
+  const outcome: HttpOutcome = { ...sent, latencyMs: Math.max(0, sent.latencyMs - stalled) };
 
   let content: string | null = null;
   let json: unknown = null;
