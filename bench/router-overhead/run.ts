@@ -1,7 +1,11 @@
 // Router overhead benchmark: one run, one lab upstream on 127.0.0.1, every proxy in its own
 // process so CPU per request is that process's own (/proc/<pid>/stat). Bounded in count and time.
 //
-//   npx tsx bench/router-overhead/run.ts [--rounds 3] [--no-portkey] [--quick]
+//   npx tsx bench/router-overhead/run.ts [--slices 8] [--no-portkey] [--quick] [--json out.json]
+//
+// The machine may be shared: targets are measured in short slices taken in turn (rotating the
+// order), so background load falls on all of them alike; ratios are medians of the ratios of
+// slices taken back to back.
 //
 // Targets: direct to the upstream · apps/router (its real main.ts, tables from a stand-in
 // control plane) · a minimal node:http keep-alive proxy (the floor) · the Portkey gateway,
@@ -24,14 +28,14 @@ const PORTKEY_VERSION = "1.15.2";
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: "string", default: "3" },
+    slices: { type: "string", default: "8" },
     "no-portkey": { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     json: { type: "string" },
   },
 });
-const rounds = Math.max(1, Math.min(9, Number(args.rounds)));
 const quick = args.quick ?? false;
+const slices = quick ? 3 : Math.max(2, Math.min(30, Number(args.slices)));
 
 // ---- processes ------------------------------------------------------------------------
 const children: ChildProcess[] = [];
@@ -147,29 +151,41 @@ interface Scenario {
   connections: number;
   stream: boolean;
   warmup: { ms?: number; count?: number };
-  measure: { ms?: number; count?: number };
+  /** One slice of one target. */
+  slice: { ms?: number; count?: number };
 }
 
-interface Measured {
+/** One slice: raw sums, so slices add up. */
+interface Slice {
   requests: number;
   errors: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  cpuUsPerReq: number | null;
+  seconds: number;
+  cpuMs: number | null;
+  latencies: number[];
 }
 
 const messages = [{ role: "user", content: "In one sentence, what does a reverse proxy do?" }];
 
-async function load(target: Target, connections: number, stream: boolean, limit: { ms?: number; count?: number }, record: boolean) {
-  const pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 30_000 });
+const pools = new Map<string, Pool>();
+function poolFor(target: Target, connections: number): Pool {
+  const key = `${target.name}\u0000${connections}`;
+  let pool = pools.get(key);
+  if (pool === undefined) {
+    pool = new Pool(target.origin, { connections, pipelining: 1, keepAliveTimeout: 60_000 });
+    pools.set(key, pool);
+  }
+  return pool;
+}
+
+async function load(target: Target, connections: number, stream: boolean, limit: { ms?: number; count?: number }): Promise<Slice> {
+  const pool = poolFor(target, connections);
   const body = JSON.stringify({ model: target.model, messages, max_tokens: 64, ...(stream ? { stream: true } : {}) });
   const headers = { "content-type": "application/json", ...target.headers };
   const latencies: number[] = [];
   let errors = 0;
   let sent = 0;
-  const maxMs = Math.min(limit.ms ?? 60_000, 60_000);
-  const maxCount = Math.min(limit.count ?? 1_000_000, 1_000_000);
+  const maxMs = Math.min(limit.ms ?? 30_000, 30_000);
+  const maxCount = Math.min(limit.count ?? 100_000, 100_000);
   const t0 = performance.now();
   const cpu0 = target.pid !== null ? cpuMs(target.pid) : 0;
   const worker = async () => {
@@ -183,61 +199,81 @@ async function load(target: Target, connections: number, stream: boolean, limit:
       } catch {
         errors++;
       }
-      if (record) latencies.push(performance.now() - t);
+      latencies.push(performance.now() - t);
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = target.pid !== null ? cpuMs(target.pid) - cpu0 : null;
-  await pool.close();
-  latencies.sort((a, b) => a - b);
-  const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? Number.NaN;
+  return { requests: latencies.length, errors, seconds, cpuMs: cpu, latencies };
+}
+
+interface Summary {
+  requests: number;
+  errors: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerReq: number | null;
+}
+
+function summarise(parts: Slice[]): Summary {
+  const requests = parts.reduce((a, p) => a + p.requests, 0);
+  const seconds = parts.reduce((a, p) => a + p.seconds, 0);
+  const cpus = parts.map((p) => p.cpuMs);
+  const cpu = cpus.every((c) => c !== null) ? (cpus as number[]).reduce((a, c) => a + c, 0) : null;
+  const lat = parts.flatMap((p) => p.latencies).sort((a, b) => a - b);
+  const q = (x: number) => lat[Math.min(lat.length - 1, Math.floor(x * lat.length))] ?? Number.NaN;
   return {
-    requests: latencies.length,
-    errors,
-    rps: latencies.length / seconds,
+    requests,
+    errors: parts.reduce((a, p) => a + p.errors, 0),
+    rps: requests / seconds,
     p50: q(0.5),
     p99: q(0.99),
-    cpuUsPerReq: cpu === null || latencies.length === 0 ? null : (cpu * 1000) / latencies.length,
-  } satisfies Measured;
+    cpuUsPerReq: cpu === null || requests === 0 ? null : (cpu * 1000) / requests,
+  };
 }
 
-async function runScenario(target: Target, s: Scenario): Promise<Measured> {
-  await load(target, s.connections, s.stream, s.warmup, false);
-  return load(target, s.connections, s.stream, s.measure, true);
-}
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : (s[Math.floor(s.length / 2)] as number);
+};
 
 // ---- pick() ns/op --------------------------------------------------------------------
-function benchPick(): { lines: number; build: number; weighted: number; exclude: number; affinity: number }[] {
+function benchPick(): { lines: number; build: number; weighted: number; exclude: number; affinityCold: number; affinityWarm: number }[] {
   const out = [];
   for (const n of [10, 100, 1000]) {
     const r = seededRng(n);
     const raw = Array.from({ length: n }, () => 1 + r());
     const sum = raw.reduce((a, b) => a + b, 0);
     const lines = raw.map((w, i) => ({ id: `line-${i}`, weight: Math.max(1, Math.round((w / sum) * 10000)) }));
+    // CPU time of this thread, not wall time: other processes on the machine don't inflate it.
     const timeIt = (fn: (i: number) => unknown, budgetMs: number): number => {
       let iters = 0;
       let sink = 0;
-      const t0 = performance.now();
-      let elapsed = 0;
-      while (elapsed < budgetMs) {
+      const c0 = process.cpuUsage();
+      let cpu = 0;
+      while (cpu < budgetMs * 1000) {
         for (let k = 0; k < 1000; k++) sink += fn(iters++) === null ? 1 : 0;
-        elapsed = performance.now() - t0;
+        const c = process.cpuUsage(c0);
+        cpu = c.user + c.system;
       }
       if (sink < 0) console.log(sink);
-      return (elapsed * 1e6) / iters;
+      return (cpu * 1000) / iters;
     };
     const budget = quick ? 100 : 400;
     const build = timeIt(() => createWeightedPicker(lines), budget / 2);
     const picker = createWeightedPicker(lines);
     const rng = seededRng(1);
-    const keys = Array.from({ length: 4096 }, (_, i) => `session-${i}-${i * 7919}`);
+    // 16384 keys cycle through the picker's 4096-key memory (every pick computes); 1024 stay in it.
+    const keys = Array.from({ length: 16384 }, (_, i) => `session-${i}-${i * 7919}`);
     timeIt(() => picker.pick(rng), budget / 4); // warm up
     const weighted = timeIt(() => picker.pick(rng), budget);
     const exclude = [lines[0]?.id ?? ""];
     const excl = timeIt(() => picker.pick(rng, { exclude }), budget);
-    const affinity = timeIt((i) => picker.pick(rng, { affinityKey: keys[i & 4095] }), budget);
-    out.push({ lines: n, build, weighted, exclude: excl, affinity });
+    const affinityCold = timeIt((i) => picker.pick(rng, { affinityKey: keys[i & 16383] }), budget);
+    const affinityWarm = timeIt((i) => picker.pick(rng, { affinityKey: keys[i & 1023] }), budget);
+    out.push({ lines: n, build, weighted, exclude: excl, affinityCold, affinityWarm });
   }
   return out;
 }
@@ -265,6 +301,7 @@ async function ensurePortkey(): Promise<string | null> {
 
 async function main() {
   const started = Date.now();
+  const loadStart = (await import("node:os")).loadavg();
   const portkeyNote = await ensurePortkey();
 
   const upstream = spawnTs("bench/router-overhead/upstream.ts", {}, "upstream");
@@ -299,6 +336,12 @@ async function main() {
     { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(routerPort), LINEWATCH_CACHE_FILE: "" },
     "router",
   );
+  const honoPort = await freePort();
+  const hono = spawnTs(
+    "bench/router-overhead/router-hono.ts",
+    { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(honoPort), LINEWATCH_CACHE_FILE: "" },
+    "router through Hono",
+  );
   const bare = spawnTs(
     "bench/router-overhead/bare-proxy.ts",
     { UPSTREAM_BASE: upstreamBase, UPSTREAM_KEY: "sk-bench", UPSTREAM_MODEL: "lab-model", PORT: "0" },
@@ -306,11 +349,13 @@ async function main() {
   );
   const barePort = await bare.ready;
   await waitHttp(`http://127.0.0.1:${routerPort}/readyz`, (s) => s === 200);
+  await hono.ready;
 
   const targets: Target[] = [
     { name: "direct", origin: upstreamUrl.origin, prefix: upstreamUrl.pathname.replace(/\/$/, ""), headers: { authorization: "Bearer sk-bench" }, model: "lab-model", pid: null, streams: true },
     { name: "bare node:http proxy", origin: `http://127.0.0.1:${barePort}`, prefix: "/v1", headers: {}, model: "x", pid: bare.child.pid ?? null, streams: true },
     { name: "apps/router", origin: `http://127.0.0.1:${routerPort}`, prefix: "/v1", headers: {}, model: "bench", pid: router.child.pid ?? null, streams: true },
+    { name: "apps/router, all routes via Hono", origin: `http://127.0.0.1:${honoPort}`, prefix: "/v1", headers: {}, model: "bench", pid: hono.child.pid ?? null, streams: true },
   ];
 
   let portkeyStatus = portkeyNote;
@@ -329,10 +374,15 @@ async function main() {
         pid: pk.child.pid ?? null,
         streams: true,
       };
-      const probe = await load(target, 1, true, { count: 1 }, true);
-      if (probe.errors > 0) {
+      const probe = await fetch(`${target.origin}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...target.headers },
+        body: JSON.stringify({ model: target.model, messages, stream: true }),
+      });
+      const probeText = await probe.text();
+      if (probe.status !== 200 || !probeText.includes("[DONE]")) {
         target.streams = false;
-        target.note = "stream: fails on Node 20 (500, `TypeError: immutable` in its header handling)";
+        target.note = `stream requests fail here: HTTP ${probe.status} ${probeText.slice(0, 80)}`;
       }
       targets.push(target);
       portkeyStatus = `ran${target.note ? `; ${target.note}` : ""}`;
@@ -342,79 +392,80 @@ async function main() {
   }
 
   const scenarios: Scenario[] = [
-    { name: "1 keep-alive connection, non-stream", connections: 1, stream: false, warmup: { count: quick ? 100 : 300 }, measure: { count: quick ? 500 : 3000, ms: 30_000 } },
-    { name: "32 connections, non-stream", connections: 32, stream: false, warmup: { ms: quick ? 300 : 1000 }, measure: { ms: quick ? 1000 : 4000 } },
-    { name: "16 connections, SSE stream", connections: 16, stream: true, warmup: { ms: quick ? 300 : 1000 }, measure: { ms: quick ? 1000 : 3000 } },
+    { name: "1 keep-alive connection, non-stream", connections: 1, stream: false, warmup: { count: quick ? 100 : 300 }, slice: { count: quick ? 150 : 400 } },
+    { name: "32 connections, non-stream", connections: 32, stream: false, warmup: { ms: quick ? 300 : 800 }, slice: { ms: quick ? 300 : 700 } },
+    { name: "16 connections, SSE stream", connections: 16, stream: true, warmup: { ms: quick ? 300 : 800 }, slice: { ms: quick ? 300 : 700 } },
   ];
 
-  const results = new Map<string, Measured[]>();
-  for (let round = 0; round < rounds; round++) {
-    for (const s of scenarios) {
-      for (const t of targets) {
-        if (s.stream && !t.streams) continue;
-        const m = await runScenario(t, s);
-        const key = `${s.name}\u0000${t.name}`;
-        results.set(key, [...(results.get(key) ?? []), m]);
-        console.error(`round ${round + 1}/${rounds} · ${s.name} · ${t.name}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50.toFixed(3)} ms, p99 ${m.p99.toFixed(3)} ms, CPU ${m.cpuUsPerReq?.toFixed(1) ?? "—"} µs/req, errors ${m.errors}`);
-      }
-    }
-  }
-
-  const median = (xs: number[]) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s[Math.floor(s.length / 2)] as number;
-  };
-  const summary = (s: Scenario, t: Target) => {
-    const ms = results.get(`${s.name}\u0000${t.name}`);
-    if (!ms) return null;
-    const cpu = ms.map((m) => m.cpuUsPerReq).filter((c): c is number => c !== null);
-    return {
-      rps: median(ms.map((m) => m.rps)),
-      p50: median(ms.map((m) => m.p50)),
-      p99: median(ms.map((m) => m.p99)),
-      cpu: cpu.length ? median(cpu) : null,
-      errors: ms.reduce((a, m) => a + m.errors, 0),
-      requests: ms.reduce((a, m) => a + m.requests, 0),
-    };
-  };
-
   const lines: string[] = [];
+  const os = await import("node:os");
   const cpuInfo = readFileSync("/proc/cpuinfo", "utf8").match(/model name\s*:\s*(.+)/)?.[1] ?? "?";
-  lines.push(`Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${(await import("node:os")).cpus().length} CPUs · ${rounds} round(s), medians · Portkey: ${portkeyStatus}`);
-  lines.push("");
+  const loads: string[] = [];
+  const raw: Record<string, Record<string, Slice[]>> = {};
+
   for (const s of scenarios) {
-    const floor = summary(s, targets[1] as Target);
-    const direct = summary(s, targets[0] as Target);
+    const active = targets.filter((t) => !s.stream || t.streams);
+    for (const t of active) await load(t, s.connections, s.stream, s.warmup);
+    const parts = new Map<Target, Slice[]>(active.map((t) => [t, []]));
+    for (let i = 0; i < slices; i++) {
+      // Rotate who goes first so no target always follows the same neighbour.
+      const order = active.map((_, k) => active[(k + i) % active.length] as Target);
+      for (const t of order) (parts.get(t) as Slice[]).push(await load(t, s.connections, s.stream, s.slice));
+    }
+    loads.push(os.loadavg()[0]?.toFixed(1) ?? "?");
+    raw[s.name] = Object.fromEntries([...parts].map(([t, p]) => [t.name, p]));
+
+    const bareParts = parts.get(targets[1] as Target) as Slice[];
+    const direct = summarise(parts.get(targets[0] as Target) as Slice[]);
     lines.push(`**${s.name}**`);
     lines.push("");
     lines.push("| target | req/s | p50 ms | p99 ms | proxy CPU µs/req | req/s vs bare | CPU vs bare | p50 added vs direct |");
     lines.push("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (const t of targets) {
-      const r = summary(s, t);
-      if (!r) {
+      const p = parts.get(t);
+      if (!p) {
         lines.push(`| ${t.name} | n/a | | | | | | ${t.note ?? ""} |`);
         continue;
       }
-      const vsRps = floor && t !== targets[0] ? `${((r.rps / floor.rps) * 100).toFixed(0)}%` : "";
-      const vsCpu = floor?.cpu && r.cpu !== null && t !== targets[0] ? `${(r.cpu / floor.cpu).toFixed(2)}×` : "";
-      const added = direct && t !== targets[0] ? `${(r.p50 - direct.p50).toFixed(3)} ms` : "";
+      const r = summarise(p);
+      const isDirect = t === targets[0];
+      // Paired: slice i of this target against slice i of the bare proxy, taken back to back.
+      const rpsRatio = median(p.map((x, i) => x.requests / x.seconds / (((bareParts[i] as Slice).requests / (bareParts[i] as Slice).seconds) || 1)));
+      const cpuRatios = p
+        .map((x, i) => (x.cpuMs !== null && (bareParts[i] as Slice).cpuMs ? x.cpuMs / x.requests / (((bareParts[i] as Slice).cpuMs as number) / (bareParts[i] as Slice).requests) : null))
+        .filter((v): v is number => v !== null && Number.isFinite(v));
       const err = r.errors > 0 ? ` (${r.errors} errors)` : "";
-      lines.push(`| ${t.name}${err} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.cpu?.toFixed(1) ?? "—"} | ${vsRps} | ${vsCpu} | ${added} |`);
+      lines.push(
+        `| ${t.name}${err} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.cpuUsPerReq?.toFixed(1) ?? "—"} | ${isDirect ? "" : `${(rpsRatio * 100).toFixed(0)}%`} | ${isDirect || cpuRatios.length === 0 ? "" : `${median(cpuRatios).toFixed(2)}×`} | ${isDirect ? "" : `${(r.p50 - direct.p50).toFixed(3)} ms`} |`,
+      );
+      console.error(`${s.name} · ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(3)} ms, CPU ${r.cpuUsPerReq?.toFixed(1) ?? "—"} µs/req`);
     }
     lines.push("");
   }
+  lines.unshift(
+    `Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${os.cpus().length} CPUs · ${slices} slices per target, taken in turn · load average ${loadStart[0]?.toFixed(1)} at start, ${loads.join(" / ")} after each scenario · Portkey: ${portkeyStatus}`,
+    "",
+  );
   const picks = benchPick();
   lines.push("**pick() ns/op** (seeded rng; affinity = weighted rendezvous over every line)");
   lines.push("");
-  lines.push("| lines | build picker µs | pick | pick, 1 excluded | pick with affinity key |");
-  lines.push("|---:|---:|---:|---:|---:|");
+  lines.push("| lines | build picker µs | pick | pick, 1 excluded | affinity key, new | affinity key, recent |");
+  lines.push("|---:|---:|---:|---:|---:|---:|");
   for (const p of picks) {
-    lines.push(`| ${p.lines} | ${(p.build / 1000).toFixed(1)} | ${p.weighted.toFixed(0)} | ${p.exclude.toFixed(0)} | ${p.affinity.toFixed(0)} |`);
+    lines.push(
+      `| ${p.lines} | ${(p.build / 1000).toFixed(1)} | ${p.weighted.toFixed(0)} | ${p.exclude.toFixed(0)} | ${p.affinityCold.toFixed(0)} | ${p.affinityWarm.toFixed(0)} |`,
+    );
   }
   lines.push("");
   lines.push(`Wall time ${((Date.now() - started) / 1000).toFixed(0)} s.`);
   console.log(lines.join("\n"));
-  if (args.json) writeFileSync(args.json, JSON.stringify({ results: Object.fromEntries(results), picks }, null, 2));
+  if (args.json) {
+    const compact = Object.fromEntries(
+      Object.entries(raw).map(([sc, byT]) => [sc, Object.fromEntries(Object.entries(byT).map(([t, ps]) => [t, ps.map(({ latencies: _l, ...rest }) => rest)]))]),
+    );
+    writeFileSync(args.json, JSON.stringify({ slices: compact, picks }, null, 2));
+  }
+  for (const pool of pools.values()) await pool.close();
 
   tables.close();
   tables.closeAllConnections();

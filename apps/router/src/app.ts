@@ -27,21 +27,25 @@ const PROXIED = ["/chat/completions", "/completions", "/embeddings"] as const;
 class BodyTooLarge extends Error {}
 
 function readNodeBody(incoming: IncomingMessage, max: number): Promise<Buffer> {
+  // Anonymous callbacks on purpose: this runs per request, and a dev runtime that keeps function
+  // names (tsx) pays for naming every named closure.
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    let over = false;
+    incoming.on("data", (chunk: Buffer) => {
+      if (over) return;
       size += chunk.length;
       if (size > max) {
-        incoming.off("data", onData);
-        incoming.resume();
+        over = true;
         reject(new BodyTooLarge());
         return;
       }
       chunks.push(chunk);
-    };
-    incoming.on("data", onData);
-    incoming.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    });
+    incoming.once("end", () => {
+      if (!over) resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    });
     incoming.once("error", reject);
   });
 }
@@ -69,14 +73,14 @@ const tooLarge = (deps: RouterAppDeps) =>
 /** One proxied request on Node's request/response objects. */
 async function proxyNode(deps: RouterAppDeps, path: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
   const sink = nodeSink(outgoing);
-  const tooBig = () => sink.sendLocal(413, { connection: "close" }, tooLarge(deps));
-  if (Number(incoming.headers["content-length"] ?? 0) > deps.config.maxBodyBytes) return tooBig();
   let body: Buffer;
   try {
+    if (Number(incoming.headers["content-length"] ?? 0) > deps.config.maxBodyBytes) throw new BodyTooLarge();
     body = await readNodeBody(incoming, deps.config.maxBodyBytes);
   } catch (e) {
-    if (e instanceof BodyTooLarge) return tooBig();
-    throw e;
+    if (!(e instanceof BodyTooLarge)) throw e;
+    sink.sendLocal(413, { connection: "close" }, tooLarge(deps));
+    return;
   }
   const url = incoming.url ?? "";
   const q = url.indexOf("?");

@@ -50,6 +50,38 @@ function tags(line: string | null, version: number | null): Record<string, strin
   return h;
 }
 
+interface AttemptContext {
+  deps: ProxyDeps;
+  req: ProxyRequest;
+  route: string;
+  body: Record<string, unknown>;
+  version: string;
+  accept: string;
+  current: Attempt | null;
+}
+
+async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean): Promise<AttemptResult> {
+  const { deps, route } = ctx;
+  ctx.body.model = line.model;
+  ctx.current = attemptLine({
+    dispatcher: deps.dispatcher,
+    line,
+    path: ctx.req.path,
+    body: JSON.stringify(ctx.body),
+    accept: ctx.accept,
+    timeoutMs: deps.upstreamTimeoutMs,
+    sink: ctx.req.sink,
+    sendAny,
+    tags: [LINE_HEADER, line.name, VERSION_HEADER, ctx.version],
+    metrics: deps.metrics,
+    route,
+  });
+  const r = await ctx.current.result;
+  if (r.type === "failed") deps.metrics.attempt(route, line.name, r.error, null);
+  else deps.metrics.attempt(route, line.name, outcomeOfStatus(r.status), r.seconds);
+  return r;
+}
+
 /** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
 export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
   const metrics = deps.metrics;
@@ -101,41 +133,27 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
     return;
   }
 
-  const version = String(snap.version);
-  const accept = req.accept ?? "application/json";
-  let current: Attempt | null = null;
-  sink.onClientGone(() => current?.cancel());
-
-  const attempt = async (line: TableLine, sendAny: boolean): Promise<AttemptResult> => {
-    body.model = line.model;
-    current = attemptLine({
-      dispatcher: deps.dispatcher,
-      line,
-      path: req.path,
-      body: JSON.stringify(body),
-      accept,
-      timeoutMs: deps.upstreamTimeoutMs,
-      sink,
-      sendAny,
-      tags: [LINE_HEADER, line.name, VERSION_HEADER, version],
-      onInterrupted: () => metrics.interrupted(route, line.name),
-    });
-    const r = await current.result;
-    if (r.type === "failed") metrics.attempt(route, line.name, r.error, null);
-    else metrics.attempt(route, line.name, outcomeOfStatus(r.status), r.seconds);
-    return r;
+  const ctx: AttemptContext = {
+    deps,
+    req,
+    route,
+    body,
+    version: String(snap.version),
+    accept: req.accept ?? "application/json",
+    current: null,
   };
+  sink.onClientGone(() => ctx.current?.cancel());
 
   // A second line exists iff the table has two lines with weight; only then is a 5xx/429 held back.
   const canRetry = snap.picker.items.length > 1;
   let line = first;
-  let result = await attempt(first, !canRetry);
+  let result = await attemptOn(ctx, first, !canRetry);
   if (canRetry && (result.type === "refused" || (result.type === "failed" && result.error !== "aborted"))) {
     const second = snap.picker.pick(deps.rng, { affinityKey, exclude: [first.id] });
     if (second !== null) {
       metrics.retry(route, result.type === "refused" ? outcomeOfStatus(result.status) : result.error);
       line = second;
-      result = await attempt(second, true);
+      result = await attemptOn(ctx, second, true);
     }
   }
 

@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { Dispatcher } from "undici";
 import type { TableLine } from "@linewatch/router-client";
+import type { RouterMetrics } from "./metrics";
 import type { OutgoingHeaders, ResponseSink } from "./response-sink";
 
 export type AttemptError = "unreachable" | "timeout" | "aborted";
@@ -100,8 +101,9 @@ export interface AttemptInput {
   sendAny: boolean;
   /** Added to the response headers: line name and table version. */
   tags: [string, string, string, string];
-  /** The body broke after the status went out (upstream died, or the client left). */
-  onInterrupted: () => void;
+  /** Counts a body that broke after the status went out (upstream died, or the client left). */
+  metrics: Pick<RouterMetrics, "interrupted">;
+  route: string;
 }
 
 class AttemptHandler implements Dispatcher.DispatchHandler {
@@ -182,7 +184,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
       this.settle({ type: "failed", error: classifyError(error), message: error.message, seconds: this.seconds() });
     } else if (mode === "sending") {
       // Bytes went to the client already: nothing to retry; cut the response so it can tell.
-      this.input.onInterrupted();
+      this.input.metrics.interrupted(this.input.route, this.input.line.name);
       this.input.sink.abort(error);
     }
   }
