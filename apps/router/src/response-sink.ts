@@ -32,11 +32,12 @@ export function nodeSink(res: ServerResponse): ResponseSink {
     },
     start(status, headers) {
       res.writeHead(status, headers);
-      // An event stream's status and headers go out now, not with its first event — unless
-      // that event is already here (same turn of the event loop): then they share one write.
+      // An event stream's status and headers go out now, not with its first event — unless that
+      // event came in the same read from the upstream (parsed in this same turn): then they share
+      // one write. A microtask runs after the parser's callbacks, without an extra loop turn.
       const type = headers["content-type"];
       if (typeof type === "string" && type.startsWith("text/event-stream")) {
-        setImmediate(() => {
+        queueMicrotask(() => {
           if (!res.headersSent && !res.destroyed) res.flushHeaders();
         });
       }

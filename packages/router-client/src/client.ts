@@ -365,7 +365,8 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
     } catch (e) {
       if (closing.signal.aborted) return false;
       discoveryFailures += 1;
-      logger.warn("router-client: listing tables failed; keeping the known routes", {
+      const log = discoveryFailures === 1 || discoveryFailures % 10 === 0 ? logger.warn : logger.info;
+      log("router-client: listing tables failed; keeping the known routes", {
         failures: discoveryFailures,
         error: errorText(e),
       });
