@@ -8,3 +8,4 @@ export * from "./schedule";
 export * from "./health";
 export * from "./tables";
 export * from "./events";
+export * from "./dashboard";

@@ -1,0 +1,99 @@
+import { type StoredProbeResult, findLineByName, latestLineResults, lineScorePoints, listEvents } from "@linewatch/db";
+import type { AppDeps } from "../deps";
+import type { Engine } from "../engine";
+import { isUuid } from "../routes/common";
+import type { InProcessApi, LineHealth } from "./api-client";
+import { type EventView, type WindowHours, describeEvent } from "./overview-data";
+
+const RECENT_PROBES = 50;
+const CHART_POINTS = 2000;
+const LINE_EVENTS = 40;
+
+export interface LinePage {
+  line: {
+    id: string;
+    name: string;
+    tier: string;
+    protocol: string;
+    model: string;
+    /** Without userinfo or query values: some upstreams take their key in the URL. */
+    baseUrl: string;
+    adminState: string;
+    hasApiKey: boolean;
+    timeoutMs: number | null;
+    dailyQuota: number | null;
+    probeBudgetPct: number;
+  };
+  /** Header names only: values may be credentials. */
+  headerNames: string[];
+  health: LineHealth;
+  recent: (StoredProbeResult & { sampleName: string })[];
+  events: EventView[];
+  /** Probe scores for the chart: sample names, then per point its time (ms), sample index and score. */
+  chart: { start: number; end: number; samples: string[]; t: number[]; s: number[]; v: number[] };
+}
+
+/** A URL as safe to show: origin and path; credentials and query values never. */
+export function displayUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    return `${u.protocol}//${u.host}${u.pathname}${u.search ? "?…" : ""}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/** Find a line by id or by name (operators type names into the address bar). */
+export async function resolveLineId(deps: Pick<AppDeps, "database">, engine: Engine, idOrName: string): Promise<string | null> {
+  const snapshot = await engine.registry.get();
+  if (isUuid(idOrName) && snapshot.lines.has(idOrName)) return idOrName;
+  for (const l of snapshot.lines.values()) if (l.name === idOrName) return l.id;
+  // Registered on another replica since the cache was loaded.
+  const found = isUuid(idOrName) ? null : await findLineByName(deps.database.db, idOrName);
+  return found?.id ?? null;
+}
+
+export async function loadLinePage(deps: Pick<AppDeps, "database" | "clock">, engine: Engine, api: InProcessApi, id: string, hours: WindowHours): Promise<LinePage | null> {
+  const health = await api.lineHealth(id);
+  if (!health.ok) return null;
+  const snapshot = await engine.registry.get();
+  const line = snapshot.lines.get(id);
+  if (!line) return null;
+  const db = deps.database.db;
+  const now = deps.clock.now();
+  const start = now - hours * 3_600_000;
+  const recent = (await latestLineResults(db, id, RECENT_PROBES)).map((r) => ({ ...r, sampleName: r.sampleName ?? "" }));
+  const points = await lineScorePoints(db, id, new Date(start), CHART_POINTS);
+  const events = await listEvents(db, { lineId: id, limit: LINE_EVENTS });
+  const sampleIds = [...new Set(points.map((p) => p.sampleId))];
+  const sampleNames = sampleIds.map((sid) => snapshot.samples.get(sid)?.name ?? sid.slice(0, 8));
+  const order = sampleNames.map((_, i) => i).sort((a, b) => sampleNames[a]!.localeCompare(sampleNames[b]!));
+  const rank = new Map(order.map((orig, pos) => [sampleIds[orig]!, pos]));
+  return {
+    line: {
+      id: line.id,
+      name: line.name,
+      tier: line.tier,
+      protocol: line.protocol,
+      model: line.model,
+      baseUrl: displayUrl(line.baseUrl),
+      adminState: line.adminState,
+      hasApiKey: line.hasApiKey,
+      timeoutMs: line.timeoutMs,
+      dailyQuota: line.dailyQuota,
+      probeBudgetPct: line.probeBudgetPct,
+    },
+    headerNames: Object.keys(line.headers).sort(),
+    health: health.body,
+    recent,
+    events: events.map((e) => describeEvent(e, new Map([[line.id, line.name]]))),
+    chart: {
+      start,
+      end: now,
+      samples: order.map((i) => sampleNames[i]!),
+      t: points.map((p) => p.at),
+      s: points.map((p) => rank.get(p.sampleId) ?? 0),
+      v: points.map((p) => Math.round(p.score * 10) / 10),
+    },
+  };
+}

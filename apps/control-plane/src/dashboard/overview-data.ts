@@ -1,0 +1,304 @@
+import { type Health, type HealthState, LINE_SCORE_WINDOW_MS, describeHealth, initialHealth, routeWarnings } from "@linewatch/core";
+import {
+  type EventRow,
+  LENGTH_BINS,
+  type LineActivity,
+  type LineBucket,
+  type LineHealthRow,
+  type LengthBin,
+  contentLengthBins,
+  dashboardFingerprint,
+  lineActivity,
+  lineBuckets,
+  listEvents,
+  listLineHealth,
+  listSamples,
+} from "@linewatch/db";
+import type { AppDeps } from "../deps";
+import type { Engine } from "../engine";
+import { linePolicy } from "../registry-cache";
+
+/** Time windows the dashboard offers (hours). */
+export const WINDOWS = [1, 6, 24] as const;
+export type WindowHours = (typeof WINDOWS)[number];
+/** Points of a score trend per line, and columns of the completeness heatmap, whatever the window. */
+export const TREND_POINTS = 72;
+export const HEAT_COLUMNS = 24;
+const EVENTS_SHOWN = 60;
+
+/** Worst first: what an operator must look at is at the top of every per-line panel. */
+const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, probation: 2, healthy: 3, drained: 4, disabled: 5 };
+
+export interface LineView {
+  id: string;
+  name: string;
+  tier: string;
+  protocol: string;
+  model: string;
+  adminState: string;
+  state: HealthState;
+  since: number;
+  weightFactor: number;
+  /** Mean score of the last 10 minutes (as GET /v1/lines/:id/health), null without probes. */
+  score: number | null;
+  routes: { route: string; baseWeight: number; weight: number }[];
+  last: LineActivity["last"];
+  cooldownUntil: number | null;
+  probation: { stage: number; factor: number } | null;
+  holdUntil: number | null;
+  fastProbeUntil: number | null;
+  /** Sample-weighted mean probe score per trend bucket (TREND_POINTS of them), null: no probe. */
+  trend: (number | null)[];
+  /** Mean field completeness (0–1) per heatmap column, null: no probe. */
+  fields: (number | null)[];
+  /** Answers per content-length bin over the window (see LENGTH_BINS). */
+  lengths: number[];
+}
+
+export interface RouteView {
+  name: string;
+  version: number | null;
+  generatedAt: string | null;
+  mode: string | null;
+  freeShareCap: number;
+  onAllDown: string;
+  warnings: string[];
+  /** Every member line, the ones the table leaves out (weight 0) included. */
+  members: { id: string; name: string; tier: string; state: HealthState; baseWeight: number; weight: number }[];
+}
+
+export interface EventView {
+  id: number;
+  at: number;
+  kind: string;
+  lineId: string | null;
+  subject: string;
+  change: string;
+  reason: string;
+}
+
+export interface SampleView {
+  id: string;
+  name: string;
+  protocol: string;
+  routes: string[];
+  source: string;
+  weight: number;
+}
+
+export interface Overview {
+  now: number;
+  hours: WindowHours;
+  start: number;
+  bucketMs: number;
+  heatMs: number;
+  lines: LineView[];
+  routes: RouteView[];
+  events: EventView[];
+  samples: SampleView[];
+  counts: Partial<Record<HealthState, number>>;
+  /** The database state this overview was read at (see dashboardFingerprint). */
+  fingerprint: string;
+}
+
+interface Stored {
+  health: LineHealthRow[];
+  activity: LineActivity[];
+  buckets: LineBucket[];
+  bins: LengthBin[];
+  events: EventRow[];
+  samples: SampleView[];
+}
+
+/** Bucket sizes for a window: TREND_POINTS trend buckets, HEAT_COLUMNS heatmap columns. */
+export function windowGeometry(hours: WindowHours, now: number) {
+  const windowMs = hours * 3_600_000;
+  const bucketMs = windowMs / TREND_POINTS;
+  const heatMs = windowMs / HEAT_COLUMNS;
+  // Aligned to the heatmap columns (which hold whole trend buckets), the newest one in progress.
+  const start = (Math.floor(now / heatMs) + 1) * heatMs - windowMs;
+  return { bucketMs, heatMs, start };
+}
+
+const pct = (f: number) => `${Math.round(f * 100)}%`;
+
+export function describeEvent(e: EventRow, lineNames: Map<string, string>): EventView {
+  const d = e.data as Record<string, unknown>;
+  const lineName = (typeof d.line === "string" ? d.line : null) ?? (e.lineId ? lineNames.get(e.lineId) : null) ?? null;
+  let change = "";
+  if (e.kind === "state_change") change = `${String(d.from)} → ${String(d.to)}`;
+  else if (e.kind === "weight_change" && typeof d.from === "number" && typeof d.to === "number") change = `weight ${pct(d.from)} → ${pct(d.to)}`;
+  else if (e.kind === "trend_alert" && typeof d.from === "number" && typeof d.to === "number") change = `score ${d.from.toFixed(0)} → ${d.to.toFixed(0)}`;
+  else if (e.kind === "table_published") change = `v${d.previousVersion ?? "–"} → v${String(d.version)}${d.mode && d.mode !== "normal" ? ` (${String(d.mode)})` : ""}`;
+  return { id: e.id, at: e.at.getTime(), kind: e.kind, lineId: e.lineId, subject: lineName ?? e.routeName ?? "", change, reason: e.reason };
+}
+
+/**
+ * Reads what the overview shows. The database part is shared by every viewer and recomputed only
+ * when something changed (the fingerprint) and at most every `minAgeMs`: ten browsers on a
+ * 200-line fleet cost one set of aggregate queries per few seconds, not ten.
+ */
+export class OverviewData {
+  private cache = new Map<WindowHours, { fingerprint: string; at: number; stored: Stored; now: number }>();
+  private loading = new Map<WindowHours, Promise<{ stored: Stored; now: number; fingerprint: string }>>();
+
+  constructor(
+    private readonly deps: Pick<AppDeps, "database" | "clock">,
+    private readonly engine: Engine,
+    private readonly minAgeMs = 4_000,
+  ) {}
+
+  /** After a change made through the dashboard itself: the next page shows it at once. */
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  fingerprint(): Promise<string> {
+    return dashboardFingerprint(this.deps.database.db);
+  }
+
+  async load(hours: WindowHours): Promise<Overview> {
+    const { stored, now, fingerprint } = await this.stored(hours);
+    return { ...(await this.assemble(hours, stored, now)), fingerprint };
+  }
+
+  private async stored(hours: WindowHours): Promise<{ stored: Stored; now: number; fingerprint: string }> {
+    const fingerprint = await this.fingerprint();
+    const cached = this.cache.get(hours);
+    // Cache age is wall time on purpose: it rate-limits work, it is not the domain's clock.
+    if (cached && (cached.fingerprint === fingerprint || performance.now() - cached.at < this.minAgeMs)) return cached;
+    let pending = this.loading.get(hours);
+    if (!pending) {
+      pending = this.query(hours).then((r) => {
+        const entry = { fingerprint, at: performance.now(), ...r };
+        this.cache.set(hours, entry);
+        return entry;
+      });
+      pending.finally(() => this.loading.delete(hours)).catch(() => {});
+      this.loading.set(hours, pending);
+    }
+    return pending;
+  }
+
+  private async query(hours: WindowHours): Promise<{ stored: Stored; now: number }> {
+    const db = this.deps.database.db;
+    const now = this.deps.clock.now();
+    const { bucketMs, start } = windowGeometry(hours, now);
+    // One after another: PGlite runs one query at a time anyway, and PostgreSQL keeps a connection free for probes.
+    const health = await listLineHealth(db);
+    const activity = await lineActivity(db, new Date(now - LINE_SCORE_WINDOW_MS));
+    const buckets = await lineBuckets(db, new Date(start), bucketMs);
+    const bins = await contentLengthBins(db, new Date(start));
+    const events = await listEvents(db, { limit: EVENTS_SHOWN });
+    const samples = (await listSamples(db)).map((s) => ({ id: s.id, name: s.name, protocol: s.protocol, routes: s.routes, source: s.source, weight: s.weight }));
+    return { stored: { health, activity, buckets, bins, events, samples }, now };
+  }
+
+  private async assemble(hours: WindowHours, stored: Stored, queriedAt: number): Promise<Omit<Overview, "fingerprint">> {
+    const snapshot = await this.engine.registry.get();
+    const now = this.deps.clock.now();
+    const { bucketMs, heatMs, start } = windowGeometry(hours, queriedAt);
+    const healthById = new Map(stored.health.map((h) => [h.lineId, h.health as unknown as Health]));
+    const activityById = new Map(stored.activity.map((a) => [a.lineId, a]));
+
+    const trendOf = new Map<string, (number | null)[]>();
+    const fieldSums = new Map<string, { sum: number; n: number }[]>();
+    for (const b of stored.buckets) {
+      const i = Math.floor((b.at - start) / bucketMs + 1e-9);
+      if (i < 0 || i >= TREND_POINTS) continue;
+      const trend = trendOf.get(b.lineId) ?? new Array<number | null>(TREND_POINTS).fill(null);
+      trendOf.set(b.lineId, trend);
+      trend[i] = b.score === null ? null : Math.round(b.score * 10) / 10;
+      const cols = fieldSums.get(b.lineId) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }));
+      fieldSums.set(b.lineId, cols);
+      const col = cols[Math.floor((b.at - start) / heatMs + 1e-9)];
+      if (col) {
+        col.sum += b.fields * b.probes;
+        col.n += b.probes;
+      }
+    }
+    const lengthsOf = new Map<string, number[]>();
+    for (const b of stored.bins) {
+      const bins = lengthsOf.get(b.lineId) ?? new Array<number>(LENGTH_BINS + 2).fill(0);
+      lengthsOf.set(b.lineId, bins);
+      bins[Math.max(0, Math.min(LENGTH_BINS + 1, b.bin))]! += b.count;
+    }
+
+    const lines: LineView[] = [...snapshot.lines.values()].map((line) => {
+      const health = healthById.get(line.id) ?? initialHealth(now, line.adminState);
+      const view = describeHealth(health, linePolicy(line, snapshot.routes));
+      const activity = activityById.get(line.id);
+      const active = line.adminState === "active";
+      return {
+        id: line.id,
+        name: line.name,
+        tier: line.tier,
+        protocol: line.protocol,
+        model: line.model,
+        adminState: line.adminState,
+        state: line.adminState === "active" ? view.state : line.adminState,
+        since: view.since,
+        weightFactor: active ? view.weightFactor : 0,
+        score: activity?.score ?? null,
+        routes: line.routes.map((m) => ({
+          route: m.route,
+          baseWeight: m.weight,
+          weight: this.engine.publisher.view(m.route)?.lines.find((l) => l.id === line.id)?.weight ?? 0,
+        })),
+        last: activity?.last ?? null,
+        cooldownUntil: view.cooldownUntil,
+        probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,
+        holdUntil: view.holdUntil !== null && view.holdUntil > now ? view.holdUntil : null,
+        fastProbeUntil: view.fastProbeUntil !== null && view.fastProbeUntil > now ? view.fastProbeUntil : null,
+        trend: trendOf.get(line.id) ?? new Array<number | null>(TREND_POINTS).fill(null),
+        fields: (fieldSums.get(line.id) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }))).map((c) => (c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100)),
+        lengths: lengthsOf.get(line.id) ?? new Array<number>(LENGTH_BINS + 2).fill(0),
+      };
+    });
+    lines.sort((a, b) => SEVERITY[a.state] - SEVERITY[b.state] || (a.score ?? 101) - (b.score ?? 101) || a.name.localeCompare(b.name));
+
+    const byId = new Map(lines.map((l) => [l.id, l]));
+    const routes: RouteView[] = [...snapshot.routes.values()]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((r) => {
+        const table = this.engine.publisher.view(r.name);
+        const memberLines = [...snapshot.lines.values()].filter((l) => l.routes.some((m) => m.route === r.name));
+        const members = memberLines
+          .map((l) => ({
+            id: l.id,
+            name: l.name,
+            tier: l.tier,
+            state: byId.get(l.id)?.state ?? "healthy",
+            baseWeight: l.routes.find((m) => m.route === r.name)?.weight ?? 0,
+            weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
+          }))
+          .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+        return {
+          name: r.name,
+          version: table?.version ?? null,
+          generatedAt: table?.generatedAt ?? null,
+          mode: table?.mode ?? null,
+          freeShareCap: r.freeShareCap,
+          onAllDown: r.onAllDown,
+          warnings: routeWarnings(memberLines, { freeShareCap: r.freeShareCap }).map((w) => w.message),
+          members,
+        };
+      });
+
+    const names = new Map(lines.map((l) => [l.id, l.name]));
+    const counts: Partial<Record<HealthState, number>> = {};
+    for (const l of lines) counts[l.state] = (counts[l.state] ?? 0) + 1;
+    return {
+      now,
+      hours,
+      start,
+      bucketMs,
+      heatMs,
+      lines,
+      routes,
+      events: stored.events.map((e) => describeEvent(e, names)),
+      samples: stored.samples,
+      counts,
+    };
+  }
+}

@@ -1,0 +1,229 @@
+import type { FC } from "hono/jsx";
+import type { LinePage } from "../line-data";
+import type { WindowHours } from "../overview-data";
+import { WINDOWS } from "../overview-data";
+import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
+import { StateBadge, Timeline } from "./overview";
+
+const COMPONENTS = [
+  ["length", "length", "vs minLength and the line's own median"],
+  ["fields", "fields", "required fields present"],
+  ["freshness", "fresh", "nonce echoed, not a stale cache, right answer"],
+  ["status", "status", "2xx and parseable"],
+  ["latency", "latency", "vs maxLatencyMs and the line's p90"],
+] as const;
+
+const compClass = (v: number) => (v >= 0.8 ? "s-good" : v >= 0.5 ? "s-warn" : "s-bad");
+
+const Ago: FC<{ at: number; now: number }> = ({ at, now }) => (
+  <time datetime={iso(at)} data-ago={String(at)} title={iso(at)}>
+    {ago(now - at)}
+  </time>
+);
+
+const Kv: FC<{ k: string; children?: unknown; title?: string }> = ({ k, children, title }) => (
+  <div class="kv" title={title}>
+    <span class="k">{k}</span>
+    <span class="v">{children as never}</span>
+  </div>
+);
+
+const AdminButtons: FC<{ p: LinePage }> = ({ p }) => (
+  <form method="post" action="/dashboard/admin" class="inline actions">
+    <input type="hidden" name="next" value={`/lines/${p.line.id}`} />
+    {p.line.adminState !== "drained" ? (
+      <button type="submit" name="op" value={`drained:${p.line.id}`} title="weight 0 in every route; probes continue">
+        drain
+      </button>
+    ) : null}
+    {p.line.adminState !== "disabled" ? (
+      <button type="submit" name="op" value={`disabled:${p.line.id}`} title="weight 0 and no more probes">
+        disable
+      </button>
+    ) : null}
+    {p.line.adminState !== "active" ? (
+      <button type="submit" name="op" value={`active:${p.line.id}`} class="primary">
+        enable
+      </button>
+    ) : null}
+    <button type="submit" formaction={`/dashboard/lines/${p.line.id}/probe`} title="probe now with every sample that applies">
+      probe now
+    </button>
+  </form>
+);
+
+export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hours: WindowHours }> = ({ p, canWrite, now, hours }) => {
+  const h = p.health;
+  return (
+    <>
+      <section class="line-head">
+        <div>
+          <h1>
+            {p.line.name} <StateBadge state={h.state} />
+            <span class={`tier tier-${p.line.tier}`}>{p.line.tier}</span>
+          </h1>
+          <div class="muted">
+            {p.line.protocol} · {p.line.model} · {p.line.baseUrl} · since <Ago at={Date.parse(h.since)} now={now} />
+            {h.state !== h.serviceState ? ` · probes say ${h.serviceState}` : ""}
+          </div>
+        </div>
+        {canWrite ? <AdminButtons p={p} /> : null}
+      </section>
+
+      <div class="row cards" id="line-cards" data-swap="">
+        <section class="panel card">
+          <h2>Score</h2>
+          <div class={`big ${scoreClass(h.score)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
+          <div class="muted">mean of the last 10 min · weight factor {percent(h.weightFactor)}</div>
+          {h.components ? (
+            <div class="comps">
+              {COMPONENTS.map(([key, label, title]) => (
+                <div class="comp" title={title}>
+                  <span class="k">{label}</span>
+                  <span class="bar">
+                    <i class={compClass(h.components![key])} style={{ width: `${Math.round(h.components![key] * 100)}%` }} />
+                  </span>
+                  <span class="v">{h.components![key].toFixed(2)}</span>
+                </div>
+              ))}
+            </div>
+          ) : null}
+        </section>
+        <section class="panel card">
+          <h2>Health</h2>
+          {h.cooldown ? (
+            <Kv k="cooldown">
+              <span class="until" data-until={String(Date.parse(h.cooldown.until))}>
+                {remaining(Date.parse(h.cooldown.until) - now)}
+              </span>{" "}
+              left of {remaining(h.cooldown.durationMs)}
+            </Kv>
+          ) : null}
+          {h.probation ? (
+            <Kv k="probation">
+              stage {h.probation.stage + 1} · {percent(h.probation.factor)} of its weight
+            </Kv>
+          ) : null}
+          {h.holdUntil && Date.parse(h.holdUntil) > now ? (
+            <Kv k="anti-flap hold" title="the weight is not raised before this">
+              <span class="until" data-until={String(Date.parse(h.holdUntil))}>
+                {remaining(Date.parse(h.holdUntil) - now)}
+              </span>
+            </Kv>
+          ) : null}
+          {h.fastProbeUntil && Date.parse(h.fastProbeUntil) > now ? <Kv k="fast probing">after a trend alert</Kv> : null}
+          <Kv k="failed in a row">{h.consecutiveFailures}</Kv>
+          <Kv k="passed in a row">{h.consecutivePasses}</Kv>
+          {h.routes.map((r) => (
+            <Kv k={`route ${r.route}`} title={`base weight ${r.baseWeight}; table v${r.tableVersion ?? "–"}`}>
+              <b class={r.weight === 0 ? "zero" : ""}>{share(r.weight)}</b> <span class="muted">(base {r.baseWeight})</span>
+            </Kv>
+          ))}
+        </section>
+        <section class="panel card">
+          <h2>Probing</h2>
+          <Kv k="samples">{h.probing.samples.length ? h.probing.samples.join(", ") : "none applies"}</Kv>
+          <Kv k="interval">{h.probing.intervalSec} s</Kv>
+          <Kv k="probes a day">{h.probing.probesPerDay}</Kv>
+          <Kv k="last 24 h">
+            {h.probing.last24h.probes} probes · {h.probing.last24h.tokens} tokens
+          </Kv>
+          <Kv k="timeout">{p.line.timeoutMs === null ? "the sample's" : `${p.line.timeoutMs} ms`}</Kv>
+          <Kv k="quota">{p.line.dailyQuota === null ? "none" : `${p.line.dailyQuota}/day, ${p.line.probeBudgetPct}% for probes`}</Kv>
+          <Kv k="API key">{p.line.hasApiKey ? "set (encrypted)" : "none"}</Kv>
+          {p.headerNames.length ? <Kv k="headers">{p.headerNames.join(", ")}</Kv> : null}
+        </section>
+      </div>
+
+      <section class="panel" id="p-line-chart">
+        <div class="panel-head">
+          <h2>Probe scores per sample</h2>
+          <span class="tools window" role="group" aria-label="time window">
+            {WINDOWS.map((w) => (
+              <a href={`/lines/${p.line.id}?hours=${w}`} class={w === hours ? "on" : ""}>
+                {w} h
+              </a>
+            ))}
+          </span>
+        </div>
+        <div id="line-chart" class="chart" />
+        <p class="hint" id="trend-empty" hidden>
+          No probe in this window yet.
+        </p>
+      </section>
+
+      <section class="panel" id="p-probes">
+        <div class="panel-head">
+          <h2>Recent probes</h2>
+          <span class="hint">newest first · components 0–1 · a component below 0.5 fails the probe</span>
+        </div>
+        <div id="probes-body" class="scroll tall" data-swap="">
+          {p.recent.length === 0 ? (
+            <p class="empty">Not probed yet.</p>
+          ) : (
+            <table class="probes">
+              <thead>
+                <tr>
+                  <th>when</th>
+                  <th>sample</th>
+                  <th>HTTP</th>
+                  <th class="num">ms</th>
+                  <th class="num">score</th>
+                  {COMPONENTS.map(([, label, title]) => (
+                    <th class="num" title={title}>
+                      {label}
+                    </th>
+                  ))}
+                  <th class="num">chars</th>
+                  <th>why</th>
+                  <th>answer</th>
+                </tr>
+              </thead>
+              <tbody>
+                {p.recent.map((r) => (
+                  <tr class={r.passed ? "pass" : "fail"} data-probe={r.id}>
+                    <td>
+                      <Ago at={r.startedAt} now={now} />
+                      {r.trigger !== "schedule" ? <small class="muted"> {r.trigger}</small> : null}
+                    </td>
+                    <td>{r.sampleName}</td>
+                    <td>{r.errorClass ? <span class="s-bad">{`${r.errorClass}${r.status ? ` ${r.status}` : ""}`}</span> : (r.status ?? "–")}</td>
+                    <td class="num">{r.latencyMs}</td>
+                    <td class="num">
+                      <span class={`score ${r.passed ? "s-good" : "s-bad"}`} title={r.passed ? "passed" : "failed"}>
+                        {r.score.toFixed(0)}
+                      </span>
+                    </td>
+                    {COMPONENTS.map(([key]) => (
+                      <td class={`num comp-v ${compClass(r.components[key])}`}>{r.components[key].toFixed(2)}</td>
+                    ))}
+                    <td class="num">{r.contentLength}</td>
+                    <td class="reasons">{r.reasons.length ? r.reasons.join("; ") : r.passed ? "" : (r.errorClass ?? "")}</td>
+                    <td class="excerpt">
+                      {r.excerpt.length > 90 ? (
+                        <details>
+                          <summary>{r.excerpt.slice(0, 90)}…</summary>
+                          <pre>{r.excerpt}</pre>
+                        </details>
+                      ) : (
+                        <span>{r.excerpt || <span class="muted">(empty)</span>}</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      </section>
+
+      <section class="panel" id="p-events">
+        <div class="panel-head">
+          <h2>Timeline of this line</h2>
+        </div>
+        <Timeline events={p.events} now={now} />
+      </section>
+      <script type="application/json" id="line-chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(p.chart) }} />
+    </>
+  );
+};

@@ -1,0 +1,395 @@
+import type { HealthState } from "@linewatch/core";
+import { LENGTH_BINS, LENGTH_DECADES } from "@linewatch/db";
+import type { FC } from "hono/jsx";
+import { type EventView, type LineView, type Overview, type RouteView, WINDOWS } from "../overview-data";
+import { type FormState, LineForm, SampleForm } from "./forms";
+import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
+
+const STATE_ORDER: HealthState[] = ["cooldown", "degraded", "probation", "healthy", "drained", "disabled"];
+
+export const StateBadge: FC<{ state: string }> = ({ state }) => <span class={`badge st-${state}`}>{state}</span>;
+
+const Ago: FC<{ at: number; now: number }> = ({ at, now }) => (
+  <time datetime={iso(at)} data-ago={String(at)} title={iso(at)}>
+    {ago(now - at)}
+  </time>
+);
+
+const Until: FC<{ at: number; now: number }> = ({ at, now }) => (
+  <span class="until" data-until={String(at)} title={iso(at)}>
+    {remaining(at - now)}
+  </span>
+);
+
+/** The header's at-a-glance line: how many lines are in each state. */
+export const Summary: FC<{ o: Overview }> = ({ o }) => (
+  <div id="summary" class="summary">
+    <span class="muted">{o.lines.length} lines</span>
+    {STATE_ORDER.filter((s) => o.counts[s]).map((s) => (
+      <span class={`chip st-${s}`} data-state={s} title={`show only ${s} lines`}>
+        {o.counts[s]} {s}
+      </span>
+    ))}
+    {o.routes
+      .filter((r) => r.mode && r.mode !== "normal")
+      .map((r) => (
+        <span class={`chip mode-${r.mode}`} title={`route ${r.name} runs ${r.mode}`}>
+          {r.name}: {r.mode}
+        </span>
+      ))}
+  </div>
+);
+
+const LastProbe: FC<{ l: LineView; now: number }> = ({ l, now }) => {
+  if (!l.last) return <span class="muted">never</span>;
+  const why = l.last.errorClass ? `${l.last.errorClass}${l.last.status ? ` ${l.last.status}` : ""}` : l.last.passed ? "" : `score ${l.last.score.toFixed(0)}`;
+  return (
+    <span title={`${l.last.sample}: score ${l.last.score.toFixed(1)}${l.last.passed ? " (passed)" : " (failed)"}`}>
+      <span class={l.last.passed ? "dot ok" : "dot bad"} aria-label={l.last.passed ? "passed" : "failed"} /> <Ago at={l.last.at} now={now} /> ago
+      {why ? <small class="why"> {why}</small> : null}
+    </span>
+  );
+};
+
+const Timers: FC<{ l: LineView; now: number }> = ({ l, now }) => (
+  <span class="timers">
+    {l.cooldownUntil !== null ? (
+      <span>
+        <Until at={l.cooldownUntil} now={now} /> left
+      </span>
+    ) : null}
+    {l.probation ? (
+      <span title="probation stage and the share of its weight the line gets">
+        stage {l.probation.stage + 1} · {percent(l.probation.factor)}
+      </span>
+    ) : null}
+    {l.holdUntil !== null ? (
+      <span class="muted" title="anti-flap hold: the weight is not raised before this">
+        hold <Until at={l.holdUntil} now={now} />
+      </span>
+    ) : null}
+    {l.fastProbeUntil !== null ? (
+      <span class="muted" title="a trend alert halved the probe interval">
+        fast probing
+      </span>
+    ) : null}
+  </span>
+);
+
+const Actions: FC<{ l: LineView }> = ({ l }) =>
+  l.adminState === "active" ? (
+    <button type="submit" form="admin-form" name="op" value={`drained:${l.id}`} class="small" title="weight 0 in every route; still probed">
+      drain
+    </button>
+  ) : (
+    <button type="submit" form="admin-form" name="op" value={`active:${l.id}`} class="small" title={`now ${l.adminState}: return it to its routes`}>
+      enable
+    </button>
+  );
+
+export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite }) => (
+  <div id="lines-body" class="scroll tall" data-swap="">
+    {o.lines.length === 0 ? (
+      <p class="empty">No line yet. Register one below, or start the demo with <code>npm start</code>.</p>
+    ) : (
+      <table class="lines">
+        <thead>
+          <tr>
+            <th title="draw in the score chart">chart</th>
+            <th>line</th>
+            <th>tier</th>
+            <th>state</th>
+            <th class="num" title="mean probe score of the last 10 minutes">score</th>
+            <th title={`mean score per ${Math.round(o.bucketMs / 60_000)} min, last ${o.hours} h`}>trend</th>
+            <th>weight per route</th>
+            <th>last probe</th>
+            <th>cooldown · probation</th>
+            {canWrite ? <th /> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {o.lines.map((l, i) => (
+            <tr data-line={l.id} data-state={l.state} data-search={`${l.name} ${l.tier} ${l.state} ${l.model} ${l.routes.map((r) => r.route).join(" ")}`.toLowerCase()}>
+              <td>
+                <input type="checkbox" class="pick" data-line={l.id} aria-label={`draw ${l.name} in the score chart`} />
+              </td>
+              <td class="name">
+                <a href={`/lines/${l.id}`}>{l.name}</a>
+                <small class="muted"> {l.model}</small>
+              </td>
+              <td>
+                <span class={`tier tier-${l.tier}`}>{l.tier}</span>
+              </td>
+              <td>
+                <StateBadge state={l.state} />
+                <small class="muted" title={`since ${iso(l.since)}`}>
+                  {" "}
+                  <Ago at={l.since} now={o.now} />
+                </small>
+              </td>
+              <td class="num">
+                <span class={`score ${scoreClass(l.score)}`}>{l.score === null ? "–" : l.score.toFixed(1)}</span>
+              </td>
+              <td>
+                <canvas class="spark" data-i={String(i)} width="120" height="26" aria-label={`${l.name} score trend`} />
+              </td>
+              <td class="weights">
+                {l.routes.length === 0 ? <span class="muted">no route</span> : null}
+                {l.routes.map((r) => (
+                  <div title={`${r.route}: base weight ${r.baseWeight}, health factor ${percent(l.weightFactor)}, table weight ${r.weight}/10000`}>
+                    <span class="muted">{r.route}</span> <b class={r.weight === 0 ? "zero" : ""}>{share(r.weight)}</b>
+                  </div>
+                ))}
+              </td>
+              <td>
+                <LastProbe l={l} now={o.now} />
+              </td>
+              <td>
+                <Timers l={l} now={o.now} />
+              </td>
+              {canWrite ? (
+                <td>
+                  <Actions l={l} />
+                </td>
+              ) : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )}
+  </div>
+);
+
+const RouteTable: FC<{ r: RouteView; now: number }> = ({ r, now }) => (
+  <div class="route" data-route={r.name}>
+    <div class="route-head">
+      <b>{r.name}</b> {r.mode ? <span class={`chip mode-${r.mode}`}>{r.mode}</span> : <span class="chip">not published</span>}
+      <span class="muted">
+        {r.version !== null ? (
+          <>
+            {" "}
+            v{r.version} · <Ago at={Date.parse(r.generatedAt!)} now={now} /> ago ·
+          </>
+        ) : null}{" "}
+        free cap {percent(r.freeShareCap)} · {r.onAllDown}
+      </span>
+    </div>
+    {r.warnings.map((w) => (
+      <div class="warn">{w}</div>
+    ))}
+    <div class="sharebar" aria-hidden="true">
+      {r.members
+        .filter((m) => m.weight > 0)
+        .map((m) => (
+          <span class={`seg tier-${m.tier}`} style={{ width: `${m.weight / 100}%` }} title={`${m.name} ${share(m.weight)}`} />
+        ))}
+    </div>
+    <table class="shares">
+      <tbody>
+        {r.members.map((m) => (
+          <tr data-line={m.id} class={m.weight === 0 ? "out" : ""}>
+            <td>
+              <a href={`/lines/${m.id}`}>{m.name}</a>
+            </td>
+            <td>
+              <span class={`tier tier-${m.tier}`}>{m.tier}</span>
+            </td>
+            <td>
+              <StateBadge state={m.state} />
+            </td>
+            <td class="num weight" title="table weight, of 10000">
+              {m.weight}
+            </td>
+            <td class="num share">{share(m.weight)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  </div>
+);
+
+export const RouteTables: FC<{ o: Overview }> = ({ o }) => (
+  <div id="tables-body" class="scroll" data-swap="">
+    {o.routes.length === 0 ? <p class="empty">No route yet: create one with POST /v1/routes or the CLI.</p> : null}
+    {o.routes.map((r) => (
+      <RouteTable r={r} now={o.now} />
+    ))}
+  </div>
+);
+
+const KIND_LABEL: Record<string, string> = { state_change: "state", weight_change: "weight", trend_alert: "alert", table_published: "table" };
+
+const EventItem: FC<{ e: EventView; now: number }> = ({ e, now }) => (
+  <li class={`ev ev-${e.kind}`} data-kind={e.kind}>
+    <Ago at={e.at} now={now} />
+    <span class="kind">{KIND_LABEL[e.kind] ?? e.kind}</span>
+    <span class="subject">{e.lineId ? <a href={`/lines/${e.lineId}`}>{e.subject}</a> : e.subject}</span>
+    <b class="change">{e.change}</b>
+    <span class="reason">{e.reason}</span>
+  </li>
+);
+
+export const Timeline: FC<{ events: EventView[]; now: number; id?: string }> = ({ events, now, id = "events-body" }) => (
+  <div id={id} class="scroll" data-swap="">
+    {events.length === 0 ? (
+      <p class="empty">Nothing happened yet.</p>
+    ) : (
+      <ol class="events">
+        {events.map((e) => (
+          <EventItem e={e} now={now} />
+        ))}
+      </ol>
+    )}
+  </div>
+);
+
+/** What the client script draws: one entry per line, in the table's order. */
+export function chartData(o: Overview) {
+  return {
+    start: o.start,
+    bucketMs: o.bucketMs,
+    heatMs: o.heatMs,
+    now: o.now,
+    lengthDecades: LENGTH_DECADES,
+    lengthBins: LENGTH_BINS,
+    lines: o.lines.map((l) => ({ id: l.id, name: l.name, state: l.state, trend: l.trend, fields: l.fields, len: l.lengths })),
+  };
+}
+
+export const ChartData: FC<{ o: Overview }> = ({ o }) => <script type="application/json" id="chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(chartData(o)) }} />;
+
+const WindowPicker: FC<{ hours: number }> = ({ hours }) => (
+  <span class="window" role="group" aria-label="time window">
+    {WINDOWS.map((h) => (
+      <a href={`/?hours=${h}`} class={h === hours ? "on" : ""}>
+        {h} h
+      </a>
+    ))}
+  </span>
+);
+
+export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" }> = ({ o, canWrite, lineForm, sampleForm, open }) => (
+  <>
+    <section class="panel" id="p-lines">
+      <div class="panel-head">
+        <h2>Lines</h2>
+        <div class="tools">
+          <input id="line-filter" type="search" placeholder="filter by name, tier, state, route…" aria-label="filter lines" />
+          <span id="filter-count" class="muted" />
+          <WindowPicker hours={o.hours} />
+        </div>
+      </div>
+      <LinesTable o={o} canWrite={canWrite} />
+    </section>
+
+    <div class="row">
+      <section class="panel grow" id="p-trend">
+        <div class="panel-head">
+          <h2>Score trend</h2>
+          <span class="hint">
+            mean probe score per {Math.round(o.bucketMs / 60_000)} min, last {o.hours} h · tick lines in the table to compare them
+          </span>
+        </div>
+        <div id="trend-chart" class="chart" />
+        <p class="hint" id="trend-empty" hidden>
+          No probe in this window yet.
+        </p>
+      </section>
+      <section class="panel side" id="p-tables">
+        <div class="panel-head">
+          <h2>Route tables</h2>
+          <span class="hint">weights as routers pull them</span>
+        </div>
+        <RouteTables o={o} />
+      </section>
+    </div>
+
+    <div class="row">
+      <section class="panel half" id="p-heatmap">
+        <div class="panel-head">
+          <h2>Field completeness</h2>
+          <span class="hint">share of required fields present, per {Math.round(o.heatMs / 60_000)} min</span>
+        </div>
+        <div class="scroll canvas-box">
+          <canvas id="heatmap" aria-label="field completeness heatmap, time by line" />
+        </div>
+      </section>
+      <section class="panel half" id="p-lengths">
+        <div class="panel-head">
+          <h2>Content length</h2>
+          <span class="hint">answers per length (log scale), last {o.hours} h</span>
+        </div>
+        <div class="scroll canvas-box">
+          <canvas id="lengths" aria-label="content length distribution per line" />
+        </div>
+      </section>
+    </div>
+
+    <section class="panel" id="p-events">
+      <div class="panel-head">
+        <h2>Timeline</h2>
+        <span class="tools kinds" role="group" aria-label="event kinds">
+          <label>
+            <input type="checkbox" data-kind="state_change" checked /> state
+          </label>
+          <label>
+            <input type="checkbox" data-kind="weight_change" checked /> weight
+          </label>
+          <label>
+            <input type="checkbox" data-kind="trend_alert" checked /> alerts
+          </label>
+          <label>
+            <input type="checkbox" data-kind="table_published" checked /> tables
+          </label>
+        </span>
+      </div>
+      <Timeline events={o.events} now={o.now} />
+    </section>
+
+    <section class="panel" id="p-manage">
+      <div class="panel-head">
+        <h2>Manage</h2>
+        {canWrite ? null : <span class="hint">read-only: sign in with an admin token to change lines and samples</span>}
+      </div>
+      {canWrite ? (
+        <div class="row forms">
+          <LineForm state={lineForm} routes={o.routes.map((r) => r.name)} open={open === "line"} />
+          <SampleForm state={sampleForm} open={open === "sample"} />
+        </div>
+      ) : null}
+      <h3>Samples</h3>
+      {o.samples.length === 0 ? (
+        <p class="empty">No sample: lines are not probed until one applies.</p>
+      ) : (
+        <table class="samples">
+          <thead>
+            <tr>
+              <th>sample</th>
+              <th>protocol</th>
+              <th>routes</th>
+              <th class="num">weight</th>
+              <th>source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {o.samples.map((s) => (
+              <tr>
+                <td>{s.name}</td>
+                <td>{s.protocol}</td>
+                <td>{s.routes.length ? s.routes.join(", ") : <span class="muted">every route</span>}</td>
+                <td class="num">{s.weight}</td>
+                <td class="muted">{s.source}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+    {canWrite ? (
+      <form id="admin-form" method="post" action="/dashboard/admin" hidden>
+        <input type="hidden" name="next" value={`/?hours=${o.hours}`} />
+      </form>
+    ) : null}
+    <ChartData o={o} />
+  </>
+);
