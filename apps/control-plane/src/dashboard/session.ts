@@ -18,23 +18,21 @@ export type Access =
   | { ok: false; reason: "forbidden"; role: string };
 
 /**
- * The dashboard's view of the token table. It keeps its own cache (the API's store is not handed to
- * it), so it never trusts a cached "no token exists" or a cached miss: a token created a moment ago
- * works at once, and open mode ends the moment the first token exists.
+ * The dashboard's view of the token table. The API's store is not handed to the dashboard, and a
+ * cache here would keep a revoked token working (or a new one failing) for its TTL; a person's
+ * clicks are few, so every dashboard request reads the token table afresh (one small query).
  */
 export class DashboardTokens {
   constructor(private readonly store: TokenStore) {}
 
   async isOpen(): Promise<boolean> {
-    if (!(await this.store.isOpen())) return false;
     this.store.invalidate();
     return this.store.isOpen();
   }
 
-  async authenticate(token: string): Promise<TokenRow | null> {
-    const row = await this.store.authenticate(token);
-    if (row) return row;
-    this.store.invalidate();
+  /** Fresh unless `reuse`: right after isOpen() in the same request, its read is still current. */
+  async authenticate(token: string, reuse = false): Promise<TokenRow | null> {
+    if (!reuse) this.store.invalidate();
     return this.store.authenticate(token);
   }
 }
@@ -50,7 +48,7 @@ export async function resolveAccess(c: Context, tokens: DashboardTokens): Promis
   const bearer = c.req.header("authorization")?.match(/^Bearer\s+(\S+)$/i)?.[1];
   const token = bearer ?? getCookie(c, TOKEN_COOKIE);
   if (!token) return { ok: false, reason: "anonymous" };
-  const row = await tokens.authenticate(token);
+  const row = await tokens.authenticate(token, true);
   if (!row) return { ok: false, reason: bearer ? "anonymous" : "stale" };
   if (row.role !== "admin" && row.role !== "viewer") return { ok: false, reason: "forbidden", role: row.role };
   return { ok: true, viewer: { role: row.role, tokenName: row.name } };
