@@ -1,0 +1,119 @@
+import type { Command } from "../command";
+import type { Context } from "../context";
+import { ago, fields, fixed, oneLine, table, timestamp, truncate } from "../format";
+import { findLine } from "../resolve";
+import type { Line, LineHealth, LineList, ProbeResult } from "../types";
+
+/** Requests at a time when reading the health of every line. */
+const CONCURRENCY = 8;
+
+async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+const components = (c: ProbeResult["components"] | null) =>
+  c ? `len ${fixed(c.length, 2)} fld ${fixed(c.fields, 2)} fresh ${fixed(c.freshness, 2)} st ${fixed(c.status, 2)} lat ${fixed(c.latency, 2)}` : "-";
+
+const stateDetail = (h: LineHealth, now: number) => {
+  if (h.cooldown) return `until ${ago(h.cooldown.until, now).replace(/^in /, "in ")}`;
+  if (h.probation) return `stage ${h.probation.stage} (${Math.round(h.probation.factor * 100)}%)`;
+  if (h.state !== "healthy" && h.state !== "degraded") return "";
+  return h.holdUntil && Date.parse(h.holdUntil) > now ? `held ${ago(h.holdUntil, now)}` : "";
+};
+
+export function probeTable(results: ProbeResult[], now = Date.now()): string {
+  return table(
+    ["WHEN", "SAMPLE", "SCORE", "PASS", "LATENCY", "STATUS", "LENGTH", "WHY"],
+    results.map((r) => [
+      ago(r.startedAt, now),
+      r.sample,
+      fixed(r.score, 0),
+      r.passed ? "yes" : r.hardFailure ? "HARD" : "no",
+      `${r.latencyMs}ms`,
+      r.errorClass ?? r.status,
+      r.contentLength,
+      truncate(oneLine(r.reasons.join("; ")), 80),
+    ]),
+  );
+}
+
+function showHealth(h: LineHealth, now: number): string {
+  const head = fields([
+    ["line", h.name],
+    ["state", `${h.state}${h.state !== h.serviceState ? ` (probes say ${h.serviceState})` : ""} since ${ago(h.since, now)}`],
+    ["score", fixed(h.score)],
+    ["components", components(h.components)],
+    ["weightFactor", fixed(h.weightFactor, 2)],
+    ["cooldown", h.cooldown ? `until ${timestamp(h.cooldown.until)} (${Math.round(h.cooldown.durationMs / 1000)} s)` : null],
+    ["probation", h.probation ? `stage ${h.probation.stage}, ${Math.round(h.probation.factor * 100)}% of its weight` : null],
+    ["holdUntil", h.holdUntil ? timestamp(h.holdUntil) : null],
+    ["fastProbeUntil", h.fastProbeUntil ? `${timestamp(h.fastProbeUntil)} (after a trend alert)` : null],
+    ["streaks", `${h.consecutiveFailures} failed, ${h.consecutivePasses} passed in a row`],
+    ["routes", h.routes.map((r) => `${r.route}: weight ${r.weight} of 10000 (base ${r.baseWeight}, table v${r.tableVersion ?? "-"})`).join("; ")],
+    ["probing", `${h.probing.samples.length} samples every ${h.probing.intervalSec} s, ~${h.probing.probesPerDay}/day, ~${h.probing.tokensPerDay} tokens/day`],
+  ]);
+  const recent = h.recent.length ? `\n\nrecent probes:\n${probeTable(h.recent, now)}` : "\n\nno probes yet: run `linewatch probe LINE`";
+  const failed = h.recent.find((r) => !r.passed);
+  const excerpt = failed ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}` : "";
+  return `${head}${recent}${excerpt}`;
+}
+
+async function allHealth(ctx: Context, now: number) {
+  const { lines } = await ctx.api.get<LineList>("/v1/lines");
+  const health = await mapLimited(lines, CONCURRENCY, (l: Line) => ctx.api.get<LineHealth>(`/v1/lines/${l.id}/health`));
+  ctx.output({ lines: health.map(({ recent: _recent, ...h }) => h) }, () =>
+    health.length === 0
+      ? "no lines yet"
+      : table(
+          ["LINE", "STATE", "SCORE", "FACTOR", "WEIGHTS", "SINCE", "DETAIL", "LAST PROBE"],
+          health.map((h) => [
+            h.name,
+            h.state,
+            fixed(h.score),
+            fixed(h.weightFactor, 2),
+            h.routes.map((r) => `${r.route}:${r.weight}`).join(","),
+            ago(h.since, now),
+            stateDetail(h, now),
+            h.recent[0] ? `${ago(h.recent[0].startedAt, now)} ${h.recent[0].passed ? "pass" : "FAIL"}` : "never",
+          ]),
+        ),
+  );
+}
+
+export const healthCommands: Command[] = [
+  {
+    name: "health",
+    args: "[LINE]",
+    max: 1,
+    summary: "state, score and weights of every line, or one line in detail with its recent probes",
+    async run(ctx, [ref]) {
+      const now = Date.now();
+      if (ref === undefined) return allHealth(ctx, now);
+      const line = await findLine(ctx.api, ref);
+      const h = await ctx.api.get<LineHealth>(`/v1/lines/${line.id}/health`);
+      ctx.output(h, () => showHealth(h, now));
+    },
+  },
+  {
+    name: "probe",
+    args: "LINE",
+    min: 1,
+    max: 1,
+    summary: "probe a line now with every sample that applies, and show the results",
+    async run(ctx, [ref]) {
+      const line = await findLine(ctx.api, ref!);
+      // A probe waits for the upstream: as long as its slowest sample's timeout.
+      const run = await ctx.api.post<{ results: ProbeResult[] }>(`/v1/lines/${line.id}/probe`, undefined, { timeoutMs: 15 * 60_000 });
+      ctx.output(run, () => (run.results.length === 0 ? `no sample applies to line ${line.name}` : probeTable(run.results)));
+    },
+  },
+];

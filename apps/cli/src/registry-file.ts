@@ -1,0 +1,182 @@
+// The declarative registry file of `linewatch apply` and `linewatch export`:
+//
+//   routes:  [{name, freeShareCap?, onAllDown?, policy?}]
+//   lines:   [{name, tier, protocol, baseUrl, model, apiKeyEnv?, headers?, routes?, probeIntervalSec?, ...}]
+//   samples: [{name, protocol, routes?, request, expect, timeoutMs?, weight?}]
+//
+// Entries are validated with the same zod schemas the API validates its requests with, so a file
+// that passes here is one the API accepts, and a bad one is refused before anything changes.
+import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
+import type { z } from "@hono/zod-openapi";
+import { Document } from "yaml";
+import { LineCreateSchema } from "../../control-plane/src/routes/lines/schema";
+import { RouteCreateSchema } from "../../control-plane/src/routes/routes/schema";
+import { SampleCreateSchema } from "../../control-plane/src/routes/samples/schema";
+import { type FieldProblem, InvalidInput } from "./errors";
+import type { Line, Route, Sample } from "./types";
+
+export type LineSpec = Omit<z.infer<typeof LineCreateSchema>, "apiKey" | "adminState">;
+export type SampleSpec = z.infer<typeof SampleCreateSchema>;
+export type RouteSpec = { name: string; freeShareCap: number; onAllDown: "fail-open" | "fail-closed"; policy: Record<string, number> | null };
+
+export interface DesiredLine {
+  spec: LineSpec;
+  /** Only when the file says so: a drain done by hand is not undone by a file that does not mention it. */
+  adminState: "active" | "drained" | "disabled" | null;
+  /** The environment variable holding the upstream key; null: the file leaves the key alone. */
+  apiKeyEnv: string | null;
+  index: number;
+}
+
+export interface RegistryFile {
+  routes: RouteSpec[];
+  lines: DesiredLine[];
+  samples: SampleSpec[];
+  /** Which sections the file has: --prune only prunes those. */
+  sections: { routes: boolean; lines: boolean; samples: boolean };
+}
+
+const SECTIONS = ["routes", "lines", "samples"] as const;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const fieldPath = (prefix: string, path: PropertyKey[]) =>
+  path.reduce<string>((acc, key) => (typeof key === "number" ? `${acc}[${key}]` : `${acc}.${String(key)}`), prefix);
+
+function zodProblems(prefix: string, error: z.ZodError): FieldProblem[] {
+  return error.issues.flatMap((issue): FieldProblem[] => {
+    const base = fieldPath(prefix, issue.path);
+    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => ({ field: `${base}.${key}`, message: "unknown field" }));
+    return [{ field: base, message: issue.message }];
+  });
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The same policy checks as POST /v1/routes: known thresholds, usable values. */
+function policyProblems(prefix: string, policy: Record<string, number> | undefined): FieldProblem[] {
+  if (!policy) return [];
+  const known = new Set(Object.keys(DEFAULT_HEALTH_POLICY).filter((k) => k !== "freeShareCap" && k !== "probationSteps"));
+  const unknown = Object.keys(policy).filter((k) => !known.has(k));
+  if (unknown.length > 0) return unknown.map((k) => ({ field: `${prefix}.policy.${k}`, message: `unknown threshold (known: ${[...known].join(", ")})` }));
+  const resolved = resolveHealthPolicy(policy);
+  if (resolved.ok) return [];
+  return resolved.error.map((p) => ({ field: `${prefix}.policy.${p.split(":")[0]}`, message: p.split(":").slice(1).join(":").trim() }));
+}
+
+/** Validate a parsed file. Every problem is collected, each naming its field (`lines[2].baseUrl`). */
+export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
+  const problems: FieldProblem[] = [];
+  const doc = raw === null || raw === undefined ? {} : raw;
+  if (!isRecord(doc)) throw new InvalidInput(`${source}: expected a mapping with routes:, lines: and samples:`);
+  for (const key of Object.keys(doc)) {
+    if (!(SECTIONS as readonly string[]).includes(key)) problems.push({ field: key, message: "unknown section (routes, lines, samples)" });
+  }
+  const list = (key: (typeof SECTIONS)[number]): unknown[] => {
+    const v = doc[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) {
+      problems.push({ field: key, message: "must be a list" });
+      return [];
+    }
+    return v;
+  };
+
+  const routes: RouteSpec[] = [];
+  list("routes").forEach((entry, i) => {
+    const r = RouteCreateSchema.safeParse(entry);
+    if (!r.success) return void problems.push(...zodProblems(`routes[${i}]`, r.error));
+    problems.push(...policyProblems(`routes[${i}]`, r.data.policy));
+    routes.push({ name: r.data.name, freeShareCap: r.data.freeShareCap, onAllDown: r.data.onAllDown, policy: r.data.policy ?? null });
+  });
+
+  const lines: DesiredLine[] = [];
+  list("lines").forEach((entry, i) => {
+    if (!isRecord(entry)) return void problems.push({ field: `lines[${i}]`, message: "must be a mapping" });
+    const { apiKeyEnv, apiKey, ...rest } = entry;
+    if (apiKey !== undefined) problems.push({ field: `lines[${i}].apiKey`, message: "keys are not kept in files: put the key in an environment variable and name it with apiKeyEnv" });
+    if (apiKeyEnv !== undefined && (typeof apiKeyEnv !== "string" || !ENV_NAME.test(apiKeyEnv))) {
+      problems.push({ field: `lines[${i}].apiKeyEnv`, message: "must be the name of an environment variable" });
+    }
+    const r = LineCreateSchema.safeParse(rest);
+    if (!r.success) return void problems.push(...zodProblems(`lines[${i}]`, r.error));
+    const { adminState, apiKey: _none, ...spec } = r.data;
+    lines.push({ spec, adminState: "adminState" in rest ? adminState : null, apiKeyEnv: typeof apiKeyEnv === "string" ? apiKeyEnv : null, index: i });
+  });
+
+  const samples: SampleSpec[] = [];
+  list("samples").forEach((entry, i) => {
+    const r = SampleCreateSchema.safeParse(entry);
+    if (!r.success) return void problems.push(...zodProblems(`samples[${i}]`, r.error));
+    samples.push(r.data);
+  });
+
+  for (const [key, names] of [
+    ["routes", routes.map((r) => r.name)],
+    ["lines", lines.map((l) => l.spec.name)],
+    ["samples", samples.map((s) => s.name)],
+  ] as const) {
+    const seen = new Map<string, number>();
+    names.forEach((name, i) => {
+      if (seen.has(name)) problems.push({ field: `${key}[${i}].name`, message: `${JSON.stringify(name)} is already used by ${key}[${seen.get(name)}]` });
+      else seen.set(name, i);
+    });
+  }
+
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    throw new InvalidInput(`${source}: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`, problems);
+  }
+  return {
+    routes,
+    lines,
+    samples,
+    sections: { routes: doc.routes !== undefined, lines: doc.lines !== undefined, samples: doc.samples !== undefined },
+  };
+}
+
+/** The environment variable export suggests for a line's key: LINEWATCH_KEY_PAID_A for paid-a. */
+export const keyEnvName = (lineName: string) => `LINEWATCH_KEY_${lineName.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+
+/** The registry as a file: what `export` writes and `apply` reads. Keys never leave the server; shipped samples stay out. */
+export function registryToFile(current: { routes: Route[]; lines: Line[]; samples: Sample[] }) {
+  const routes = current.routes.map((r) => ({
+    name: r.name,
+    freeShareCap: r.freeShareCap,
+    onAllDown: r.onAllDown,
+    ...(r.policy && Object.keys(r.policy).length > 0 ? { policy: r.policy } : {}),
+  }));
+  const lines = current.lines.map((l) => ({
+    name: l.name,
+    tier: l.tier,
+    protocol: l.protocol,
+    baseUrl: l.baseUrl,
+    model: l.model,
+    ...(l.hasApiKey ? { apiKeyEnv: keyEnvName(l.name) } : {}),
+    ...(Object.keys(l.headers).length > 0 ? { headers: l.headers } : {}),
+    routes: l.routes.map((m) => ({ route: m.route, weight: m.weight })),
+    probeIntervalSec: l.probeIntervalSec,
+    ...(l.timeoutMs !== null ? { timeoutMs: l.timeoutMs } : {}),
+    ...(l.dailyQuota !== null ? { dailyQuota: l.dailyQuota } : {}),
+    probeBudgetPct: l.probeBudgetPct,
+    ...(l.maxShare !== null ? { maxShare: l.maxShare } : {}),
+    ...(l.adminState !== "active" ? { adminState: l.adminState } : {}),
+  }));
+  const samples = current.samples
+    .filter((s) => s.source !== "shipped")
+    .map((s) => ({
+      name: s.name,
+      protocol: s.protocol,
+      ...(s.routes.length > 0 ? { routes: s.routes } : {}),
+      request: s.request,
+      expect: s.expect,
+      ...(s.timeoutMs !== null ? { timeoutMs: s.timeoutMs } : {}),
+      weight: s.weight,
+    }));
+  return { routes, lines, samples };
+}
+
+export function registryToYaml(current: { routes: Route[]; lines: Line[]; samples: Sample[] }, header: string): string {
+  const doc = new Document(registryToFile(current));
+  doc.commentBefore = header;
+  return doc.toString({ lineWidth: 0 });
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { COMMANDS, run } from "../../../apps/cli/src/run";
+
+// The command line handled in-process (same code as the binary, without a process per case):
+// usage errors are exit 2 with a message that names what is wrong.
+
+async function runCli(argv: string[], env: Record<string, string> = {}) {
+  let stdout = "";
+  let stderr = "";
+  const code = await run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd: process.cwd() });
+  return { code, stdout, stderr };
+}
+
+describe("usage errors exit 2 and say why", () => {
+  it.each([
+    [["frobnicate"], 'unknown command "frobnicate"'],
+    [["lines"], "lines: which one? add, list, show, drain, enable, disable, rm"],
+    [["lines", "fly"], "lines fly: unknown command"],
+    [["lines", "list", "--tier", "paid"], "lines list: --tier does not apply here"],
+    [["lines", "show"], "lines show: missing LINE"],
+    [["lines", "show", "a", "b"], 'lines show: unexpected argument "b"'],
+    [["lines", "add", "x", "--base-url", "http://h", "--model", "m"], "--tier is required"],
+    [["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--route", "chat=many"], "--route: expected ROUTE or ROUTE=WEIGHT"],
+    [["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--timeout-ms", "1.5"], "--timeout-ms: expected an integer"],
+    [["events", "--limit", "lots"], "--limit: expected an integer"],
+    [["events", "--since", "yesterday"], "--since: not a time"],
+    [["apply"], "apply: -f FILE is required"],
+    [["samples", "add", "x"], "--prompt is required"],
+    [["tokens", "create", "x"], "--role admin|viewer|router is required"],
+    [["--url", "ftp://x", "lines", "list"], "--url: must be http(s)"],
+    [["--url"], "--url"],
+  ])("%j", async (argv, message) => {
+    const r = await runCli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(message);
+  });
+
+  it("prints usage errors as JSON with --json", async () => {
+    const r = await runCli(["lines", "show", "--json"]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toMatchObject({ error: { code: "usage" } });
+  });
+});
+
+describe("help", () => {
+  it("lists every command, and each command has its own help", async () => {
+    const main = await runCli(["--help"]);
+    expect(main.code).toBe(0);
+    for (const c of COMMANDS) {
+      expect(main.stdout).toContain(c.name);
+      const own = await runCli([...c.name.split(" "), "--help"]);
+      expect(own.code, c.name).toBe(0);
+      expect(own.stdout).toContain(`usage: linewatch ${c.name}`);
+    }
+    expect((await runCli(["help", "apply"])).stdout).toContain("--prune");
+  });
+});
