@@ -40,6 +40,10 @@ export class NotFoundError extends ApiError {
   constructor(what: string) {
     super(404, "not_found", `${what} not found`);
   }
+  /** A body field names something that does not exist: 404 naming the field. */
+  static reference(field: string, what: string, hint = ""): ApiError {
+    return new ApiError(404, "not_found", `${field}: ${what} does not exist${hint}`, [{ field, message: `${what} does not exist` }]);
+  }
 }
 
 export class ConflictError extends ApiError {

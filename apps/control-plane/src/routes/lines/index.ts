@@ -36,7 +36,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
     }
     for (const [i, m] of (body.routes ?? []).entries()) {
       if (!(await getRouteRow(db, m.route))) {
-        throw new NotFoundError(`route ${JSON.stringify(m.route)} (routes.${i}.route); create it with POST /v1/routes`);
+        throw NotFoundError.reference(`routes.${i}.route`, `route ${JSON.stringify(m.route)}`, "; create it with POST /v1/routes");
       }
     }
   }

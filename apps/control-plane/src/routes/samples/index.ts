@@ -14,7 +14,7 @@ export function sampleRoutes(deps: AppDeps) {
 
   async function checkRoutes(routes: string[] | undefined) {
     for (const [i, name] of (routes ?? []).entries()) {
-      if (!(await getRouteRow(db, name))) throw new NotFoundError(`route ${JSON.stringify(name)} (routes.${i})`);
+      if (!(await getRouteRow(db, name))) throw NotFoundError.reference(`routes.${i}`, `route ${JSON.stringify(name)}`);
     }
   }
   const duplicateName = (name: string | undefined) =>
