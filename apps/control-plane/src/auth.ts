@@ -39,7 +39,16 @@ export class TokenStore {
   private async active() {
     const now = this.deps.clock.now();
     if (!this.cache || now - this.cache.at > this.ttlMs) {
-      const rows = await listActiveTokens(this.deps.database.db);
+      let rows: TokenRow[];
+      try {
+        rows = await listActiveTokens(this.deps.database.db);
+      } catch (error) {
+        // Database down: the tokens known a moment ago still hold (none can be created or revoked
+        // meanwhile), so routers keep their tables; ask again in a second.
+        if (!this.cache) throw error;
+        this.cache.at = now - this.ttlMs + 1_000;
+        return this.cache.tokens;
+      }
       this.cache = { at: now, tokens: rows.map((row) => ({ row, hash: Buffer.from(row.hash, "hex") })) };
     }
     return this.cache.tokens;

@@ -38,6 +38,7 @@ export class Engine {
   }
 
   async start(): Promise<void> {
+    await this.registry.start();
     await this.publisher.start();
     await this.prober.reconcile();
     // Tables reflect the registry as it is now (e.g. lines added while this replica was down).
@@ -52,13 +53,13 @@ export class Engine {
 
   /** After the registry changed through this replica's API. */
   async registryChanged(routes: string[], opts: { reconcile?: boolean } = {}): Promise<void> {
-    this.registry.invalidate();
+    await this.registry.changed();
     if (opts.reconcile !== false) await this.prober.reconcile();
     await this.publisher.recompute(routes, { reason: "registry change", probeIds: [] });
   }
 
   async adminStateChanged(lineId: string, adminState: AdminState, routes: string[]): Promise<void> {
-    this.registry.invalidate();
+    await this.registry.changed();
     await this.health.applyAdmin(lineId, adminState);
     await this.prober.reconcile();
     await this.publisher.recompute(routes, { reason: `admin: ${adminState}`, probeIds: [] });
@@ -79,5 +80,6 @@ export class Engine {
   async stop(): Promise<void> {
     await this.prober.close();
     await this.publisher.stop();
+    await this.registry.stop();
   }
 }

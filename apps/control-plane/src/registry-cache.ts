@@ -19,33 +19,113 @@ export interface RegistrySnapshot {
   loadedAt: number;
 }
 
+/** Replicas tell each other that lines, samples or routes changed (payload unused). */
+export const REGISTRY_CHANNEL = "linewatch_registry";
+/** While the database is unreachable, one reload attempt per this long at most. */
+const RETRY_MS = 1_000;
+
 /**
- * The registry as the prober and publisher read it, refreshed on change (this replica's API calls)
- * and every `ttlMs` (other replicas' changes). Probing 1000 lines must not re-read them per probe.
+ * The registry as the prober, the publisher and the table endpoint read it. Probing 1000 lines
+ * must not re-read them per probe, and a database outage must not stop the table endpoint: the last
+ * snapshot is served until a reload succeeds.
+ *
+ * Fresh after a change through this replica's API (`changed()`, which also tells the other replicas
+ * over LISTEN/NOTIFY) or a notification from another replica; otherwise reloaded behind the last
+ * snapshot once it is `ttlMs` old.
  */
 export class RegistryCache {
   private snapshot: RegistrySnapshot | null = null;
-  private loading: Promise<RegistrySnapshot> | null = null;
+  /** Bumped by every invalidation: a load that started before one must not count as fresh. */
+  private generation = 0;
+  private snapshotGeneration = -1;
+  private loading: { generation: number; promise: Promise<RegistrySnapshot> } | null = null;
+  private failing = false;
+  private retryAt = 0;
+  private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "secrets" | "logger">,
     private readonly ttlMs = 10_000,
   ) {}
 
+  /** Follow the other replicas' changes. */
+  async start(): Promise<void> {
+    // A notification missed while the listener was reconnecting could be any change: reload.
+    this.unlisten = await this.deps.database.listen(
+      REGISTRY_CHANNEL,
+      () => this.invalidate(),
+      () => this.invalidate(),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.().catch((error: unknown) => this.deps.logger.debug("unlisten failed", { error: String(error) }));
+    this.unlisten = null;
+  }
+
+  /** The next get() loads the registry again (and waits for it). */
   invalidate(): void {
-    this.snapshot = null;
+    this.generation++;
+  }
+
+  /** After a change through this replica's API: reload here, and tell the other replicas. */
+  async changed(): Promise<void> {
+    this.invalidate();
+    await this.deps.database
+      .notify(REGISTRY_CHANNEL, "")
+      .catch((error: unknown) => this.deps.logger.warn("cannot tell the other replicas about a registry change", { error: String(error) }));
   }
 
   async get(): Promise<RegistrySnapshot> {
     const now = this.deps.clock.now();
-    if (this.snapshot && now - this.snapshot.loadedAt < this.ttlMs) return this.snapshot;
-    this.loading ??= this.load().finally(() => {
-      this.loading = null;
-    });
-    return this.loading;
+    const snapshot = this.snapshot;
+    const current = this.snapshotGeneration === this.generation;
+    if (snapshot && current && now - snapshot.loadedAt < this.ttlMs) return snapshot;
+    // The database is failing: serve what we have between attempts rather than wait on it.
+    if (snapshot && this.failing && now < this.retryAt) return snapshot;
+    if (!snapshot || !current) {
+      try {
+        return await this.reload();
+      } catch (error) {
+        if (!snapshot) throw error;
+        return snapshot; // reload() has logged it
+      }
+    }
+    // Only old: answer from the snapshot and refresh it behind the caller's back.
+    this.reload().catch(() => {}); // reload() logs its own failure
+    return snapshot;
   }
 
-  private async load(): Promise<RegistrySnapshot> {
+  private reload(): Promise<RegistrySnapshot> {
+    const generation = this.generation;
+    if (this.loading?.generation === generation) return this.loading.promise;
+    const promise = this.load(generation).then(
+      (snapshot) => {
+        if (this.failing) this.deps.logger.info("registry reloaded from the database");
+        this.failing = false;
+        return snapshot;
+      },
+      (error: unknown) => {
+        if (!this.failing) {
+          this.deps.logger.warn(
+            this.snapshot ? "cannot reload the registry; serving the last registry snapshot until the database answers" : "cannot load the registry",
+            { error: String(error) },
+          );
+        }
+        this.failing = true;
+        this.retryAt = this.deps.clock.now() + RETRY_MS;
+        throw error;
+      },
+    );
+    const entry = { generation, promise };
+    this.loading = entry;
+    void promise.finally(() => {
+      if (this.loading === entry) this.loading = null;
+    }).catch(() => {}); // the failure is the caller's (and logged above)
+    return promise;
+  }
+
+  private async load(generation: number): Promise<RegistrySnapshot> {
     const db = this.deps.database.db;
     const [lineRows, samples, routeRows] = await Promise.all([listLineRows(db), listSamples(db), listRouteRows(db)]);
     const lines = new Map<string, CachedLine>();
@@ -67,8 +147,13 @@ export class RegistryCache {
         { name: r.name, freeShareCap: r.freeShareCap, onAllDown: r.onAllDown as Route["onAllDown"], createdAt: r.createdAt.toISOString(), policy: r.policy ?? null },
       ]),
     );
-    this.snapshot = { lines, samples: new Map(samples.map((s) => [s.id, s])), routes, loadedAt: this.deps.clock.now() };
-    return this.snapshot;
+    const snapshot = { lines, samples: new Map(samples.map((s) => [s.id, s])), routes, loadedAt: this.deps.clock.now() };
+    // Loads may end out of order: never replace a snapshot with an older one.
+    if (generation >= this.snapshotGeneration) {
+      this.snapshot = snapshot;
+      this.snapshotGeneration = generation;
+    }
+    return snapshot;
   }
 }
 

@@ -1,5 +1,37 @@
 import cron, { type ScheduledTask } from "node-cron";
 import type { Engine } from "./engine";
+import type { Logger } from "./logger";
+
+/**
+ * A job's failures, logged once when they start and once when they end: a database outage makes
+ * the probe tick fail every second, and one line per second says nothing the first did not.
+ */
+function failureLog(logger: Logger, now: () => number, job: string) {
+  let failingSince: number | null = null;
+  let failures = 0;
+  return {
+    ok: () => {
+      if (failingSince === null) return;
+      logger.info(`${job} recovered`, { failures, failingForMs: now() - failingSince });
+      failingSince = null;
+      failures = 0;
+    },
+    failed: (error: unknown) => {
+      failures++;
+      if (failingSince !== null) return logger.debug(`${job} failed again`, { failures, error: String(error) });
+      failingSince = now();
+      logger.warn(`${job} failed; retrying on the next tick`, { error: String(error) });
+    },
+  };
+}
+
+/** node-cron's own messages (an overlapping or missed run) into our log, not onto stderr. */
+const cronLogger = (logger: Logger) => ({
+  info: (message: string) => logger.debug(`node-cron: ${message}`),
+  warn: (message: string) => logger.debug(`node-cron: ${message}`),
+  error: (message: string | Error, err?: Error) => logger.error(`node-cron: ${String(message)}`, err ? { error: String(err) } : {}),
+  debug: (message: string | Error) => logger.debug(`node-cron: ${String(message)}`),
+});
 
 /**
  * node-cron wiring only. Every second: send the probes that are due and apply time-driven health
@@ -7,11 +39,15 @@ import type { Engine } from "./engine";
  * `noOverlap` keeps a slow tick (a dead database) from piling up behind itself.
  */
 export function startScheduler(engine: Engine): { stop(): Promise<void> } {
-  const log = (job: string) => (error: unknown) => engine.deps.logger.warn(`${job} failed; retrying on the next tick`, { error: String(error) });
+  const logger = engine.deps.logger;
+  const job = (name: string, expression: string, run: () => Promise<unknown>) => {
+    const log = failureLog(logger, () => engine.deps.clock.now(), name);
+    return cron.schedule(expression, () => run().then(log.ok, log.failed), { noOverlap: true, name, logger: cronLogger(logger) });
+  };
   const tasks: ScheduledTask[] = [
-    cron.schedule("* * * * * *", () => engine.tick().catch(log("probe tick")), { noOverlap: true, name: "probe-tick" }),
-    cron.schedule("*/10 * * * * *", () => engine.prober.reconcile().catch(log("schedule reconcile")), { noOverlap: true, name: "reconcile" }),
-    cron.schedule("17 */10 * * * *", () => engine.pruneProbeResults().catch(log("retention")), { noOverlap: true, name: "retention" }),
+    job("probe tick", "* * * * * *", () => engine.tick()),
+    job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
+    job("retention", "17 */10 * * * *", () => engine.pruneProbeResults()),
   ];
   return {
     stop: async () => {

@@ -17,8 +17,12 @@ export interface Database {
   driver: "pglite" | "postgres";
   /** Round-trip to the database; throws when it is unreachable. */
   ping(): Promise<void>;
-  /** Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY; in-process for PGlite). */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Cross-process wake-ups (PostgreSQL LISTEN/NOTIFY; in-process for PGlite). `onListen` runs each
+   * time the listener is (re)connected: notifications sent while it was down are lost, so a caller
+   * that caches what they announce reloads it then.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -47,17 +51,43 @@ export async function createDb(opts: DbOptions): Promise<Database> {
   return database;
 }
 
+/** Readiness must answer quickly, database or not. */
+const PING_TIMEOUT_MS = 3_000;
+
+/**
+ * Seconds before a pooled connection tries again after a failed connect. postgres.js's default
+ * grows to 10–20 s, so after an outage the pool kept failing queries for that long after the
+ * database was back; capped at 1 s it reconnects within a second and costs little meanwhile.
+ */
+export const reconnectBackoffSec = (attempt: number): number => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2);
+
 function createPostgres(url: string, max: number): Database {
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30 });
+  // fetch_types off: no array types are used, and its query at connect time rejects unhandled (a crash)
+  // when the connection drops right after it opens. The nextWrite crash on a closed socket is patched
+  // in patches/postgres+3.4.9.patch (porsager/postgres#1154).
+  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30, backoff: reconnectBackoffSec, fetch_types: false });
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
   return {
     db,
     driver: "postgres",
     ping: async () => {
-      await client`select 1`;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from the database within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([client`select 1`.execute(), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
-    listen: async (channel, onPayload) => {
-      const sub = await client.listen(channel, onPayload);
+    listen: async (channel, onPayload, onListen) => {
+      // postgres.js reconnects its listening connection by itself and calls onlisten each time.
+      let first = true;
+      const sub = await client.listen(channel, onPayload, () => {
+        if (first) first = false;
+        else onListen?.();
+      });
       return () => sub.unlisten();
     },
     notify: async (channel, payload) => {

@@ -77,7 +77,12 @@ export class TablePublisher {
 
   async start(): Promise<void> {
     for (const row of await listPublishedTables(this.deps.database.db)) this.views.set(row.routeName, toView(row));
-    this.unlisten = await this.deps.database.listen(TABLES_CHANNEL, (route) => void this.reload(route));
+    this.unlisten = await this.deps.database.listen(
+      TABLES_CHANNEL,
+      (route) => void this.reload(route),
+      // Back after the listener lost its connection: another replica may have published meanwhile.
+      () => void this.reloadAll(),
+    );
   }
 
   async stop(): Promise<void> {
@@ -118,6 +123,14 @@ export class TablePublisher {
       if (row) this.setView(toView(row));
     } catch (error) {
       this.deps.logger.warn("cannot reload a table after a notification", { route, error: String(error) });
+    }
+  }
+
+  private async reloadAll(): Promise<void> {
+    try {
+      for (const row of await listPublishedTables(this.deps.database.db)) this.setView(toView(row));
+    } catch (error) {
+      this.deps.logger.warn("cannot reload the tables after the listener reconnected", { error: String(error) });
     }
   }
 
