@@ -203,14 +203,18 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     return c.redirect(withDone("/", "sample-added", created.body.name), 303);
   });
 
-  /** Drain, disable or re-enable: `op` is `<adminState>:<line id>` (one form serves every row's buttons). */
+  /** Drain, disable or re-enable: `op` is `<adminState>:<line name or id>` (one form serves every row's buttons). */
   app.post("/dashboard/admin", formLimit, async (c) => {
     const viewer = await guard(c, "write");
     if (viewer instanceof Response) return viewer;
     const values = formValues(await c.req.parseBody());
-    const [state = "", id = ""] = (values.op ?? "").split(":");
+    const op = values.op ?? "";
+    const state = op.slice(0, Math.max(0, op.indexOf(":")));
     const patch = LinePatchSchema.safeParse({ adminState: state });
-    if (!patch.success || !isUuid(id)) return page(c, viewer, "Bad request", <MessageBody title="Nothing changed" message={`Not an operation: ${values.op ?? "(none)"}.`} />, 400);
+    if (!patch.success) return page(c, viewer, "Bad request", <MessageBody title="Nothing changed" message={`Not an operation: ${op || "(none)"}.`} />, 400);
+    const target = op.slice(state.length + 1);
+    const id = await resolveLineId(deps, engine, target);
+    if (!id) return page(c, viewer, "Not found", <MessageBody title="Nothing changed" message={`There is no line ${target}.`} />, 404);
     const changed = await api.patchLine(id, patch.data);
     if (!changed.ok) return page(c, viewer, "Nothing changed", <MessageBody title="Nothing changed" message={changed.error.message} />, changed.status === 404 ? 404 : 400);
     overview.invalidate();

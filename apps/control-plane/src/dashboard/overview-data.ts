@@ -6,10 +6,8 @@ import {
   type LineBucket,
   type LineHealthRow,
   type LengthBin,
-  contentLengthBins,
   dashboardFingerprint,
   lineActivity,
-  lineBuckets,
   listEvents,
   listLineHealth,
   listSamples,
@@ -17,6 +15,7 @@ import {
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
 import { linePolicy } from "../registry-cache";
+import { WindowAggregates } from "./window-aggregates";
 
 /** Time windows the dashboard offers (hours). */
 export const WINDOWS = [1, 6, 24] as const;
@@ -25,6 +24,9 @@ export type WindowHours = (typeof WINDOWS)[number];
 export const TREND_POINTS = 72;
 export const HEAT_COLUMNS = 24;
 const EVENTS_SHOWN = 60;
+/** SPEC §3: a probe's timeout defaults to the sample's, else 10 s. */
+const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+const LATE_SLACK_MS = 60_000;
 
 /** Worst first: what an operator must look at is at the top of every per-line panel. */
 const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, probation: 2, healthy: 3, drained: 4, disabled: 5 };
@@ -141,6 +143,7 @@ export function describeEvent(e: EventRow, lineNames: Map<string, string>): Even
 export class OverviewData {
   private cache = new Map<WindowHours, { fingerprint: string; at: number; stored: Stored; now: number }>();
   private loading = new Map<WindowHours, Promise<{ stored: Stored; now: number; fingerprint: string }>>();
+  private aggregates = new Map<WindowHours, WindowAggregates>();
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock">,
@@ -148,7 +151,7 @@ export class OverviewData {
     private readonly minAgeMs = 4_000,
   ) {}
 
-  /** After a change made through the dashboard itself: the next page shows it at once. */
+  /** After a change made through the dashboard itself: the next page shows it at once (history stays). */
   invalidate(): void {
     this.cache.clear();
   }
@@ -183,15 +186,27 @@ export class OverviewData {
   private async query(hours: WindowHours): Promise<{ stored: Stored; now: number }> {
     const db = this.deps.database.db;
     const now = this.deps.clock.now();
-    const { bucketMs, start } = windowGeometry(hours, now);
-    // One after another: PGlite runs one query at a time anyway, and PostgreSQL keeps a connection free for probes.
+    const { bucketMs, heatMs, start } = windowGeometry(hours, now);
+    let aggregates = this.aggregates.get(hours);
+    if (!aggregates) {
+      aggregates = new WindowAggregates(bucketMs, heatMs);
+      this.aggregates.set(hours, aggregates);
+    }
+    await aggregates.refresh(db, start, now, await this.lateMs());
     const health = await listLineHealth(db);
     const activity = await lineActivity(db, new Date(now - LINE_SCORE_WINDOW_MS));
-    const buckets = await lineBuckets(db, new Date(start), bucketMs);
-    const bins = await contentLengthBins(db, new Date(start));
     const events = await listEvents(db, { limit: EVENTS_SHOWN });
     const samples = (await listSamples(db)).map((s) => ({ id: s.id, name: s.name, protocol: s.protocol, routes: s.routes, source: s.source, weight: s.weight }));
-    return { stored: { health, activity, buckets, bins, events, samples }, now };
+    return { stored: { health, activity, ...aggregates.snapshot(), events, samples }, now };
+  }
+
+  /** How long after its start a probe's result may still arrive: the longest timeout in use, plus slack. */
+  private async lateMs(): Promise<number> {
+    const snapshot = await this.engine.registry.get();
+    let longest = DEFAULT_PROBE_TIMEOUT_MS;
+    for (const l of snapshot.lines.values()) longest = Math.max(longest, l.timeoutMs ?? 0);
+    for (const s of snapshot.samples.values()) longest = Math.max(longest, s.timeoutMs ?? 0);
+    return longest + LATE_SLACK_MS;
   }
 
   private async assemble(hours: WindowHours, stored: Stored, queriedAt: number): Promise<Omit<Overview, "fingerprint">> {

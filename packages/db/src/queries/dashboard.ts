@@ -77,20 +77,24 @@ export interface LineBucket {
   fields: number;
 }
 
-/** Probe outcomes per line per time bucket since `since`. */
+/** `date_bin` keeps the bucket arithmetic in timestamps (epoch arithmetic is numeric, and slow). */
+const binned = (column: SQL, bucketMs: number) => sql`date_bin(${bucketMs}::int8 * interval '1 millisecond', ${column}, timestamptz '1970-01-01 00:00:00+00')`;
+
+/** Probe outcomes per line per time bucket since `since` (a bucket boundary, so every bucket is whole). */
 export async function lineBuckets(db: Db, since: Date, bucketMs: number): Promise<LineBucket[]> {
   const rows = await rowsOf<{ line_id: string; at: number; probes: number; failed: number; score: number | null; fields: number }>(
     db,
     sql`
-    select p.line_id,
-      (floor(extract(epoch from p.started_at) * 1000 / ${bucketMs}) * ${bucketMs})::float8 as at,
-      count(*)::int as probes,
-      (count(*) filter (where not p.passed))::int as failed,
-      (sum(p.score * greatest(s.weight, 0)) / nullif(sum(greatest(s.weight, 0)), 0))::float8 as score,
-      avg(coalesce((p.components ->> 'fields')::float8, 0))::float8 as fields
-    from probe_results p join samples s on s.id = p.sample_id
-    where p.started_at >= ${since.toISOString()}::timestamptz
-    group by 1, 2`,
+    select line_id, (extract(epoch from b) * 1000)::float8 as at, probes, failed, score, fields from (
+      select p.line_id, ${binned(sql`p.started_at`, bucketMs)} as b,
+        count(*)::int as probes,
+        (count(*) filter (where not p.passed))::int as failed,
+        (sum(p.score * greatest(s.weight, 0)) / nullif(sum(greatest(s.weight, 0)), 0))::float8 as score,
+        avg(coalesce((p.components ->> 'fields')::float8, 0))::float8 as fields
+      from probe_results p join samples s on s.id = p.sample_id
+      where p.started_at >= ${since.toISOString()}::timestamptz
+      group by 1, 2
+    ) g`,
   );
   return rows.map((r) => ({
     lineId: r.line_id,
@@ -108,24 +112,28 @@ export const LENGTH_BINS = 20;
 
 export interface LengthBin {
   lineId: string;
+  /** Start of the time bucket, ms since epoch. */
+  at: number;
   bin: number;
   count: number;
 }
 
-/** How long the answers of each line were since `since` (hard failures, which carry no answer, left out). */
-export async function contentLengthBins(db: Db, since: Date): Promise<LengthBin[]> {
-  const rows = await rowsOf<{ line_id: string; bin: number; count: number }>(
+/** How long the answers of each line were, per time bucket since `since` (hard failures, which carry no answer, left out). */
+export async function contentLengthBins(db: Db, since: Date, bucketMs: number): Promise<LengthBin[]> {
+  const rows = await rowsOf<{ line_id: string; at: number; bin: number; count: number }>(
     db,
     sql`
-    select line_id,
-      (case when content_length <= 0 then 0
-            else width_bucket(log(content_length::numeric)::float8, 0, ${LENGTH_DECADES}, ${LENGTH_BINS}) end)::int as bin,
-      count(*)::int as count
-    from probe_results
-    where started_at >= ${since.toISOString()}::timestamptz and not hard_failure
-    group by 1, 2`,
+    select line_id, (extract(epoch from b) * 1000)::float8 as at, bin, count from (
+      select line_id, ${binned(sql`started_at`, bucketMs)} as b,
+        (case when content_length <= 0 then 0
+              else width_bucket(log(content_length::float8), 0::float8, ${LENGTH_DECADES}::float8, ${LENGTH_BINS}::int) end)::int as bin,
+        count(*)::int as count
+      from probe_results
+      where started_at >= ${since.toISOString()}::timestamptz and not hard_failure
+      group by 1, 2, 3
+    ) g`,
   );
-  return rows.map((r) => ({ lineId: r.line_id, bin: Number(r.bin), count: Number(r.count) }));
+  return rows.map((r) => ({ lineId: r.line_id, at: Number(r.at), bin: Number(r.bin), count: Number(r.count) }));
 }
 
 export interface ScorePoint {

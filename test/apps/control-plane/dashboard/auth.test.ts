@@ -94,10 +94,10 @@ describe("dashboard sign-in (tokens exist)", () => {
     const page = await context.newPage();
     await page.goto(`${cp.url}/?token=${ADMIN}&hours=1`);
     expect(page.url()).toBe(`${cp.url}/?hours=1`);
-    await Promise.all([page.waitForURL(/done=drained|\/\?hours=1$/), page.locator(`button[value="drained:${lineId}"]`).click()]);
+    await Promise.all([page.waitForURL(/done=drained|\/\?hours=1$/), page.locator(`button[value="drained:paid-a"]`).click()]);
     expect(await page.locator(".notice").textContent()).toContain("paid-a drained");
     expect(await adminState()).toBe("drained");
-    await Promise.all([page.waitForURL(/\/\?hours=1/), page.locator(`button[value="active:${lineId}"]`).click()]);
+    await Promise.all([page.waitForURL(/\/\?hours=1/), page.locator(`button[value="active:paid-a"]`).click()]);
     expect(await adminState()).toBe("active");
 
     // Signing out clears the cookie: the next visit asks again.

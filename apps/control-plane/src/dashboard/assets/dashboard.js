@@ -90,7 +90,7 @@
   }
   /** Unless the operator picked lines: all of a small fleet, else the ones that look worst. */
   function chosenLines(data) {
-    const known = data.lines.filter((l) => state.selection && state.selection.has(l.id));
+    const known = data.lines.filter((l) => state.selection && state.selection.has(l.name));
     if (known.length > 0) return known;
     if (data.lines.length <= 8) return data.lines;
     const worst = (l) => {
@@ -134,7 +134,7 @@
     for (let i = 0; i < points; i++) xs.push((data.start + (i + 0.5) * data.bucketMs) / 1000);
     const aligned = [xs, ...chosen.map((l) => l.trend)];
     const width = Math.max(300, el.clientWidth);
-    const key = chosen.map((l) => l.id).join(",") + "|" + data.start + "|" + data.bucketMs + "|" + width;
+    const key = chosen.map((l) => l.name).join(",") + "|" + data.start + "|" + data.bucketMs + "|" + width;
     const empty = chosen.every((l) => l.trend.every((v) => v === null));
     const note = document.getElementById("trend-empty");
     if (note) note.hidden = !empty;
@@ -167,9 +167,11 @@
   }
 
   function colorPicks(chosen) {
-    const colorOf = new Map(chosen.map((l, i) => [l.id, PALETTE[i % PALETTE.length]]));
+    const data = readJson("chart-data");
+    const colorOf = new Map(chosen.map((l, i) => [l.name, PALETTE[i % PALETTE.length]]));
     for (const box of document.querySelectorAll("input.pick")) {
-      const c = colorOf.get(box.dataset.line);
+      const line = data && data.lines[Number(box.closest("tr").dataset.i)];
+      const c = line && colorOf.get(line.name);
       box.checked = !!c;
       box.style.accentColor = c || "";
     }
@@ -178,7 +180,7 @@
   // ---------- overview: sparklines ----------
   function drawSparks(data) {
     for (const canvas of document.querySelectorAll("canvas.spark")) {
-      const line = data.lines[Number(canvas.dataset.i)];
+      const line = data.lines[Number(canvas.closest("tr").dataset.i)];
       if (!line) continue;
       const w = 120;
       const h = 26;
@@ -214,8 +216,8 @@
   // ---------- overview: heatmap and length distribution ----------
   const LABEL_W = 130;
   function visibleLines(data) {
-    const shown = new Set([...document.querySelectorAll("table.lines tbody tr:not(.hidden)")].map((tr) => tr.dataset.line));
-    return data.lines.filter((l) => shown.has(l.id));
+    const shown = new Set([...document.querySelectorAll("table.lines tbody tr:not(.hidden)")].map((tr) => Number(tr.dataset.i)));
+    return data.lines.filter((_, i) => shown.has(i));
   }
   const rowHeight = (n) => (n <= 10 ? 22 : n <= 40 ? 14 : 9);
 
@@ -259,7 +261,7 @@
     lines.forEach((l, r) => {
       labelRow(ctx, l.name, r * rh, rh);
       l.fields.forEach((v, c) => {
-        ctx.fillStyle = heatColor(v);
+        ctx.fillStyle = heatColor(v === null ? null : v / 100);
         ctx.fillRect(LABEL_W + c * cw, r * rh, Math.max(1, cw - 1), rh - 1);
       });
     });
@@ -274,7 +276,7 @@
       const l = lines[r];
       if (!l || c < 0 || c >= cols) return hideTip();
       const v = l.fields[c];
-      showTip(ev, l.name + " · " + hhmm(data.start + c * data.heatMs) + "–" + hhmm(data.start + (c + 1) * data.heatMs) + " · " + (v === null ? "no probe" : Math.round(v * 100) + "% of fields"));
+      showTip(ev, l.name + " · " + hhmm(data.start + c * data.heatMs) + "–" + hhmm(data.start + (c + 1) * data.heatMs) + " · " + (v === null ? "no probe" : v + "% of fields"));
     };
     canvas.onmouseleave = hideTip;
   }
@@ -419,7 +421,8 @@
     let shown = 0;
     const rows = document.querySelectorAll("table.lines tbody tr");
     for (const tr of rows) {
-      const hit = words.every((w) => (tr.dataset.search || "").includes(w));
+      if (tr.dataset.text === undefined) tr.dataset.text = tr.textContent.toLowerCase();
+      const hit = words.every((w) => tr.dataset.text.includes(w));
       tr.classList.toggle("hidden", !hit);
       if (hit) shown++;
     }
@@ -452,9 +455,11 @@
     if (t.matches && t.matches("input.pick")) {
       const data = readJson("chart-data");
       if (!data) return;
-      const current = new Set(chosenLines(data).map((l) => l.id));
-      if (t.checked) current.add(t.dataset.line);
-      else current.delete(t.dataset.line);
+      const line = data.lines[Number(t.closest("tr").dataset.i)];
+      if (!line) return;
+      const current = new Set(chosenLines(data).map((l) => l.name));
+      if (t.checked) current.add(line.name);
+      else current.delete(line.name);
       state.selection = current.size ? current : null;
       saveSelection();
       drawTrend(data);
@@ -553,6 +558,8 @@
 
   function start() {
     render();
+    // When the first full draw finished (bench/dashboard reads it).
+    state.renderedAt = performance.now();
     if (refreshMs > 0) setTimeout(poll, refreshMs);
   }
   // uPlot loads with `defer` before this script; both run after parsing.

@@ -9,17 +9,21 @@ const STATE_ORDER: HealthState[] = ["cooldown", "degraded", "probation", "health
 
 export const StateBadge: FC<{ state: string }> = ({ state }) => <span class={`badge st-${state}`}>{state}</span>;
 
-const Ago: FC<{ at: number; now: number }> = ({ at, now }) => (
-  <time datetime={iso(at)} data-ago={String(at)} title={iso(at)}>
+/** `bare`: no exact-time tooltip (rows × 200 lines add up; the timeline keeps it). */
+const Ago: FC<{ at: number; now: number; bare?: boolean }> = ({ at, now, bare }) => (
+  <time data-ago={String(at)} title={bare ? undefined : iso(at)}>
     {ago(now - at)}
   </time>
 );
 
 const Until: FC<{ at: number; now: number }> = ({ at, now }) => (
-  <span class="until" data-until={String(at)} title={iso(at)}>
+  <span class="until" data-until={String(at)}>
     {remaining(at - now)}
   </span>
 );
+
+/** Line links and form values use the name (unique, URL-safe and shorter than the id). */
+const lineHref = (name: string) => `/lines/${encodeURIComponent(name)}`;
 
 /** The header's at-a-glance line: how many lines are in each state. */
 export const Summary: FC<{ o: Overview }> = ({ o }) => (
@@ -45,7 +49,7 @@ const LastProbe: FC<{ l: LineView; now: number }> = ({ l, now }) => {
   const why = l.last.errorClass ? `${l.last.errorClass}${l.last.status ? ` ${l.last.status}` : ""}` : l.last.passed ? "" : `score ${l.last.score.toFixed(0)}`;
   return (
     <span title={`${l.last.sample}: score ${l.last.score.toFixed(1)}${l.last.passed ? " (passed)" : " (failed)"}`}>
-      <span class={l.last.passed ? "dot ok" : "dot bad"} aria-label={l.last.passed ? "passed" : "failed"} /> <Ago at={l.last.at} now={now} /> ago
+      <span class={l.last.passed ? "dot ok" : "dot bad"} /> <Ago at={l.last.at} now={now} bare /> ago
       {why ? <small class="why"> {why}</small> : null}
     </span>
   );
@@ -78,11 +82,11 @@ const Timers: FC<{ l: LineView; now: number }> = ({ l, now }) => (
 
 const Actions: FC<{ l: LineView }> = ({ l }) =>
   l.adminState === "active" ? (
-    <button type="submit" form="admin-form" name="op" value={`drained:${l.id}`} class="small" title="weight 0 in every route; still probed">
+    <button type="submit" form="admin-form" name="op" value={`drained:${l.name}`} class="small">
       drain
     </button>
   ) : (
-    <button type="submit" form="admin-form" name="op" value={`active:${l.id}`} class="small" title={`now ${l.adminState}: return it to its routes`}>
+    <button type="submit" form="admin-form" name="op" value={`active:${l.name}`} class="small">
       enable
     </button>
   );
@@ -101,20 +105,20 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
             <th>state</th>
             <th class="num" title="mean probe score of the last 10 minutes">score</th>
             <th title={`mean score per ${Math.round(o.bucketMs / 60_000)} min, last ${o.hours} h`}>trend</th>
-            <th>weight per route</th>
+            <th title="share of each route's table; hover for base weight × health factor">weight per route</th>
             <th>last probe</th>
             <th>cooldown · probation</th>
-            {canWrite ? <th /> : null}
+            {canWrite ? <th title="drain: weight 0 in every route, still probed; enable: back to its routes" /> : null}
           </tr>
         </thead>
         <tbody>
           {o.lines.map((l, i) => (
-            <tr data-line={l.id} data-state={l.state} data-search={`${l.name} ${l.tier} ${l.state} ${l.model} ${l.routes.map((r) => r.route).join(" ")}`.toLowerCase()}>
+            <tr data-line={l.id} data-state={l.state} data-i={String(i)}>
               <td>
-                <input type="checkbox" class="pick" data-line={l.id} aria-label={`draw ${l.name} in the score chart`} />
+                <input type="checkbox" class="pick" aria-label={`chart ${l.name}`} />
               </td>
               <td class="name">
-                <a href={`/lines/${l.id}`}>{l.name}</a>
+                <a href={lineHref(l.name)}>{l.name}</a>
                 <small class="muted"> {l.model}</small>
               </td>
               <td>
@@ -122,22 +126,22 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
               </td>
               <td>
                 <StateBadge state={l.state} />
-                <small class="muted" title={`since ${iso(l.since)}`}>
+                <small class="muted">
                   {" "}
-                  <Ago at={l.since} now={o.now} />
+                  <Ago at={l.since} now={o.now} bare />
                 </small>
               </td>
               <td class="num">
                 <span class={`score ${scoreClass(l.score)}`}>{l.score === null ? "–" : l.score.toFixed(1)}</span>
               </td>
               <td>
-                <canvas class="spark" data-i={String(i)} width="120" height="26" aria-label={`${l.name} score trend`} />
+                <canvas class="spark" width="120" height="26" />
               </td>
               <td class="weights">
                 {l.routes.length === 0 ? <span class="muted">no route</span> : null}
                 {l.routes.map((r) => (
-                  <div title={`${r.route}: base weight ${r.baseWeight}, health factor ${percent(l.weightFactor)}, table weight ${r.weight}/10000`}>
-                    <span class="muted">{r.route}</span> <b class={r.weight === 0 ? "zero" : ""}>{share(r.weight)}</b>
+                  <div title={`base ${r.baseWeight} × health ${percent(l.weightFactor)} → ${r.weight}/10000`}>
+                    <span class="muted">{r.route}</span> <b class={r.weight === 0 ? "zero" : undefined}>{share(r.weight)}</b>
                   </div>
                 ))}
               </td>
@@ -181,15 +185,15 @@ const RouteTable: FC<{ r: RouteView; now: number }> = ({ r, now }) => (
       {r.members
         .filter((m) => m.weight > 0)
         .map((m) => (
-          <span class={`seg tier-${m.tier}`} style={{ width: `${m.weight / 100}%` }} title={`${m.name} ${share(m.weight)}`} />
+          <span class={`seg tier-${m.tier}`} style={{ width: `${m.weight / 100}%` }} title={m.name} />
         ))}
     </div>
     <table class="shares">
       <tbody>
         {r.members.map((m) => (
-          <tr data-line={m.id} class={m.weight === 0 ? "out" : ""}>
+          <tr data-line={m.id} class={m.weight === 0 ? "out" : undefined}>
             <td>
-              <a href={`/lines/${m.id}`}>{m.name}</a>
+              <a href={lineHref(m.name)}>{m.name}</a>
             </td>
             <td>
               <span class={`tier tier-${m.tier}`}>{m.tier}</span>
@@ -197,9 +201,7 @@ const RouteTable: FC<{ r: RouteView; now: number }> = ({ r, now }) => (
             <td>
               <StateBadge state={m.state} />
             </td>
-            <td class="num weight" title="table weight, of 10000">
-              {m.weight}
-            </td>
+            <td class="num weight">{m.weight}</td>
             <td class="num share">{share(m.weight)}</td>
           </tr>
         ))}
@@ -252,7 +254,14 @@ export function chartData(o: Overview) {
     now: o.now,
     lengthDecades: LENGTH_DECADES,
     lengthBins: LENGTH_BINS,
-    lines: o.lines.map((l) => ({ id: l.id, name: l.name, state: l.state, trend: l.trend, fields: l.fields, len: l.lengths })),
+    // Scores as whole numbers and completeness in percent: what a 260-px chart can show, at half the bytes.
+    lines: o.lines.map((l) => ({
+      name: l.name,
+      state: l.state,
+      trend: l.trend.map((v) => (v === null ? null : Math.round(v))),
+      fields: l.fields.map((v) => (v === null ? null : Math.round(v * 100))),
+      len: l.lengths,
+    })),
   };
 }
 
