@@ -1,8 +1,29 @@
 import { z } from "zod";
+import { secretKeyProblem } from "./secrets";
+import { allowEntryProblem } from "./url-guard";
 
 const Bool = z
   .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
   .transform((v) => ["1", "true", "yes", "on"].includes(v));
+
+const SecretKey = z
+  .string()
+  .min(1)
+  .superRefine((v, ctx) => {
+    const problem = secretKeyProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+
+const AllowList = z
+  .string()
+  .default("")
+  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+  .superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      const problem = allowEntryProblem(entry);
+      if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(entry)}: ${problem}` });
+    }
+  });
 
 const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8787),
@@ -10,16 +31,18 @@ const ConfigSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   LINEWATCH_DATA_DIR: z.string().min(1).default("./.linewatch/data"),
   /** 32 bytes as 64 hex chars or base64; unset → generated once into the data directory. */
-  LINEWATCH_SECRET_KEY: z.string().min(1).optional(),
-  /** Previous secret key, accepted for decryption during a rotation. */
-  LINEWATCH_SECRET_KEY_PREVIOUS: z.string().min(1).optional(),
+  LINEWATCH_SECRET_KEY: SecretKey.optional(),
+  /** Previous secret key, accepted for decryption during a rotation (npm run rotate-secret). */
+  LINEWATCH_SECRET_KEY_PREVIOUS: SecretKey.optional(),
   LINEWATCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(8),
   LINEWATCH_PROBES_DIR: z.string().min(1).optional(),
   LINEWATCH_SHIPPED_SAMPLES: Bool.default(true),
   LINEWATCH_SCHEDULER: Bool.default(true),
   LINEWATCH_RETENTION_DAYS: z.coerce.number().min(0.001).max(3650).default(7),
-  /** Hosts or CIDRs an upstream may use even though they look like cloud metadata / link-local. */
-  LINEWATCH_ALLOW_UPSTREAM_HOSTS: z.string().default(""),
+  /** Host names, addresses or CIDRs an upstream may use even though they are cloud metadata / link-local. */
+  LINEWATCH_ALLOW_UPSTREAM_HOSTS: AllowList,
+  /** /metrics without a token (Prometheus scrapes plainly); false: an admin or viewer token is required. */
+  LINEWATCH_METRICS_PUBLIC: Bool.default(true),
   /** Bootstrap admin token (e.g. from a secret store); stored hashed on start. */
   LINEWATCH_ADMIN_TOKEN: z.string().min(16).optional(),
   LINEWATCH_REPLICA_ID: z.string().min(1).optional(),
@@ -39,6 +62,7 @@ export type Config = Readonly<{
   scheduler: boolean;
   retentionDays: number;
   allowUpstreamHosts: string[];
+  metricsPublic: boolean;
   adminToken: string | undefined;
   replicaId: string | undefined;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
@@ -64,9 +88,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shippedSamples: e.LINEWATCH_SHIPPED_SAMPLES,
     scheduler: e.LINEWATCH_SCHEDULER,
     retentionDays: e.LINEWATCH_RETENTION_DAYS,
-    allowUpstreamHosts: e.LINEWATCH_ALLOW_UPSTREAM_HOSTS.split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
+    allowUpstreamHosts: Object.freeze([...e.LINEWATCH_ALLOW_UPSTREAM_HOSTS]) as string[],
+    metricsPublic: e.LINEWATCH_METRICS_PUBLIC,
     adminToken: e.LINEWATCH_ADMIN_TOKEN,
     replicaId: e.LINEWATCH_REPLICA_ID,
     logLevel: e.LOG_LEVEL,
