@@ -58,6 +58,8 @@ export function createApp(deps: AppDeps, services: Services) {
     }),
   );
   app.use("/v1/*", authMiddleware(services.tokens));
+  // Public unless LINEWATCH_METRICS_PUBLIC=false (auth.ts isPublicPath); the dashboard checks its own cookie.
+  app.use("/metrics", authMiddleware(services.tokens));
 
   app.route("/v1/lines", lineRoutes(deps, services));
   app.route("/v1/lines", lineHealthRoutes(deps, services.engine));

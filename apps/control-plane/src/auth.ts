@@ -1,96 +1,165 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { type TokenRow, ensureToken, listActiveTokens } from "@linewatch/db";
+import { type TokenRow, insertToken, isUniqueViolation, listTokens, revokeToken } from "@linewatch/db";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";
 
 export const ROLES = ["admin", "viewer", "router"] as const;
 export type Role = (typeof ROLES)[number];
-/** `open`: no token exists yet (embedded demo); everything but credentials is allowed. */
+/** `open`: no token was ever created (embedded demo); everything but credentials is allowed. */
 export type Principal = { role: Role | "open"; tokenName: string | null };
 
 export type AuthEnv = { Variables: { principal: Principal } };
 
+/** Tokens named so are managed from LINEWATCH_ADMIN_TOKEN; the API does not hand the prefix out. */
+export const BOOTSTRAP_PREFIX = "bootstrap-admin";
+
+/** sha256 is enough: tokens are 24 random bytes, so there is nothing to brute-force or salt against. */
 export const hashToken = (token: string) => createHash("sha256").update(token).digest();
 
 export function generateToken(role: Role): string {
   return `lw_${role}_${randomBytes(24).toString("base64url")}`;
 }
 
-/** Active tokens, cached briefly so the table endpoint does not hit the database per request. */
+interface TokenCache {
+  at: number;
+  /** Some token exists or existed: the API is closed for good (revoking them all does not reopen it). */
+  closed: boolean;
+  active: { row: TokenRow; hash: Buffer }[];
+}
+
+/** Tokens, cached briefly so the table endpoint does not hit the database per request. */
 export class TokenStore {
-  private cache: { at: number; tokens: { row: TokenRow; hash: Buffer }[] } | null = null;
+  private cache: TokenCache | null = null;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "config">,
+    /** A token revoked on another replica stops working here within this long. */
     private readonly ttlMs = 5_000,
   ) {}
+
+  get metricsPublic(): boolean {
+    return this.deps.config.metricsPublic;
+  }
 
   invalidate(): void {
     this.cache = null;
   }
 
+  /**
+   * Store LINEWATCH_ADMIN_TOKEN (hashed). A new value revokes the previous bootstrap token, so
+   * changing the variable rotates it; a value that was revoked through the API stays revoked.
+   */
   async bootstrap(): Promise<void> {
     const token = this.deps.config.adminToken;
-    if (token) await ensureToken(this.deps.database.db, { name: "bootstrap-admin", role: "admin", hash: hashToken(token).toString("hex") });
+    if (!token) return;
+    const db = this.deps.database.db;
+    const hash = hashToken(token).toString("hex");
+    const all = await listTokens(db);
+    if (!all.some((t) => t.hash === hash)) {
+      await insertToken(db, { name: `${BOOTSTRAP_PREFIX}-${hash.slice(0, 8)}`, role: "admin", hash }).catch((e: unknown) => {
+        if (!isUniqueViolation(e)) throw e; // another replica stored it first
+      });
+      const now = new Date(this.deps.clock.now());
+      for (const t of all) if (t.name.startsWith(BOOTSTRAP_PREFIX) && !t.revokedAt) await revokeToken(db, t.id, now);
+    }
     this.invalidate();
   }
 
-  private async active() {
+  private async load(): Promise<TokenCache> {
     const now = this.deps.clock.now();
     if (!this.cache || now - this.cache.at > this.ttlMs) {
       let rows: TokenRow[];
       try {
-        rows = await listActiveTokens(this.deps.database.db);
+        rows = await listTokens(this.deps.database.db);
       } catch (error) {
         // Database down: the tokens known a moment ago still hold (none can be created or revoked
         // meanwhile), so routers keep their tables; ask again in a second.
         if (!this.cache) throw error;
         this.cache.at = now - this.ttlMs + 1_000;
-        return this.cache.tokens;
+        return this.cache;
       }
-      this.cache = { at: now, tokens: rows.map((row) => ({ row, hash: Buffer.from(row.hash, "hex") })) };
+      this.cache = {
+        at: now,
+        closed: rows.length > 0,
+        active: rows.filter((r) => !r.revokedAt).map((row) => ({ row, hash: Buffer.from(row.hash, "hex") })),
+      };
     }
-    return this.cache.tokens;
+    return this.cache;
   }
 
+  /** Open (demo) mode: no token has ever been created. */
   async isOpen(): Promise<boolean> {
-    return (await this.active()).length === 0;
+    return !(await this.load()).closed;
+  }
+
+  async activeTokens(): Promise<TokenRow[]> {
+    return (await this.load()).active.map((t) => t.row);
   }
 
   /** Compare against every active token in constant time, so timing tells nothing about which one is near. */
   async authenticate(token: string): Promise<TokenRow | null> {
     const candidate = hashToken(token);
     let found: TokenRow | null = null;
-    for (const t of await this.active()) {
+    for (const t of (await this.load()).active) {
       if (t.hash.length === candidate.length && timingSafeEqual(t.hash, candidate)) found = t.row;
     }
     return found;
   }
 }
 
-/** Which roles may call a method+path (SPEC §7): admin everything, viewer reads, router reads tables. */
+/**
+ * Paths anyone may call, token or not (SPEC §7 is about data; these carry none):
+ * liveness and readiness (load balancers and orchestrators send no token), the API description and
+ * its docs page (the same as the source), and /metrics unless LINEWATCH_METRICS_PUBLIC=false
+ * (Prometheus scrapes without a token by default; metrics hold names and counts, never credentials).
+ */
+export function isPublicPath(path: string, metricsPublic: boolean): boolean {
+  if (path === "/healthz" || path === "/readyz" || path === "/openapi.json" || path === "/docs") return true;
+  return path === "/metrics" && metricsPublic;
+}
+
+/**
+ * Which roles may call a method+path (SPEC §7): admin everything, viewer every read (and /metrics
+ * when it is not public), router only the tables. Tokens are admin's alone.
+ */
 export function allowedRoles(method: string, path: string): readonly Role[] {
   const read = method === "GET" || method === "HEAD";
-  if (path.startsWith("/v1/tables")) return read ? ["admin", "viewer", "router"] : ["admin"];
-  if (path.startsWith("/v1/tokens")) return ["admin"];
+  if (path === "/v1/tables" || path.startsWith("/v1/tables/")) return read ? ["admin", "viewer", "router"] : ["admin"];
+  if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return ["admin"];
   return read ? ["admin", "viewer"] : ["admin"];
 }
 
+export function bearerToken(header: string | undefined): string | null {
+  return header?.match(/^Bearer\s+(\S+)\s*$/i)?.[1] ?? null;
+}
+
+/** On /v1/* and /metrics (the dashboard reads its own cookie, dashboard/session.ts). Public paths pass. */
 export function authMiddleware(store: TokenStore): MiddlewareHandler<AuthEnv> {
   return async (c, next) => {
-    const header = c.req.header("authorization");
-    const bearer = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
-    if (!bearer && (await store.isOpen())) {
+    const path = c.req.path;
+    if (isPublicPath(path, store.metricsPublic)) {
       c.set("principal", { role: "open", tokenName: null });
       return next();
     }
-    if (!bearer) throw new ApiError(401, "unauthorized", "missing bearer token (Authorization: Bearer <token>)");
-    const row = await store.authenticate(bearer);
-    if (!row) throw new ApiError(401, "unauthorized", "unknown or revoked token");
+    const token = bearerToken(c.req.header("authorization"));
+    if (!token && (await store.isOpen())) {
+      c.set("principal", { role: "open", tokenName: null });
+      return next();
+    }
+    const challenge = 'Bearer realm="linewatch"';
+    if (!token) {
+      c.header("WWW-Authenticate", challenge);
+      throw new ApiError(401, "unauthorized", "missing token (Authorization: Bearer <token>)");
+    }
+    const row = await store.authenticate(token);
+    if (!row) {
+      c.header("WWW-Authenticate", challenge);
+      throw new ApiError(401, "unauthorized", "unknown or revoked token");
+    }
     const role = row.role as Role;
-    if (!allowedRoles(c.req.method, c.req.path).includes(role)) {
-      throw new ApiError(403, "forbidden", `a ${role} token may not ${c.req.method} ${c.req.path}`);
+    if (!allowedRoles(c.req.method, path).includes(role)) {
+      throw new ApiError(403, "forbidden", `a ${role} token may not ${c.req.method} ${path}`);
     }
     c.set("principal", { role, tokenName: row.name });
     return next();

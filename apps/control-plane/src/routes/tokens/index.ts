@@ -1,8 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { insertToken, isUniqueViolation, listTokens, revokeToken } from "@linewatch/db";
-import { ROLES, type TokenStore, generateToken, hashToken } from "../../auth";
+import { insertToken, isUniqueViolation, listActiveTokens, listTokens, revokeToken } from "@linewatch/db";
+import { BOOTSTRAP_PREFIX, ROLES, type TokenStore, generateToken, hashToken } from "../../auth";
 import type { AppDeps } from "../../deps";
-import { ConflictError, NotFoundError } from "../../errors";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { NameSchema, createRouter, errorResponses, json, jsonBody } from "../common";
 
 const TokenCreateSchema = z.strictObject({ name: NameSchema, role: z.enum(ROLES) }).openapi("TokenCreate");
@@ -15,7 +15,10 @@ const TokenParam = z.object({ idOrName: z.string().openapi({ param: { name: "idO
 type Row = { id: string; name: string; role: string; createdAt: Date; revokedAt: Date | null };
 const view = (t: Row) => ({ id: t.id, name: t.name, role: t.role as (typeof ROLES)[number], createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null });
 
-/** API tokens (SPEC §7): admin only. The first token created turns the open demo mode off. */
+/**
+ * API tokens (SPEC §7): admin only. The first token created turns the open demo mode off for good;
+ * the last active admin token cannot be revoked (create another first), so no one is locked out.
+ */
 export function tokenRoutes(deps: AppDeps, store: TokenStore) {
   const app = createRouter();
   const db = deps.database.db;
@@ -24,6 +27,7 @@ export function tokenRoutes(deps: AppDeps, store: TokenStore) {
     createRoute({ method: "post", path: "/", tags: ["tokens"], summary: "Create a token (shown once)", request: jsonBody(TokenCreateSchema), responses: { 201: json(TokenCreatedSchema, "The token"), ...errorResponses } }),
     async (c) => {
       const body = c.req.valid("json");
+      if (body.name.startsWith(BOOTSTRAP_PREFIX)) throw ValidationError.field("name", `${BOOTSTRAP_PREFIX}… is reserved for LINEWATCH_ADMIN_TOKEN`);
       const token = generateToken(body.role);
       const row = await insertToken(db, { name: body.name, role: body.role, hash: hashToken(token).toString("hex") }).catch((e: unknown) => {
         throw isUniqueViolation(e) ? new ConflictError(`a token named ${JSON.stringify(body.name)} exists`, [{ field: "name", message: "already exists" }]) : e;
@@ -42,6 +46,11 @@ export function tokenRoutes(deps: AppDeps, store: TokenStore) {
     createRoute({ method: "delete", path: "/{idOrName}", tags: ["tokens"], summary: "Revoke a token", request: { params: TokenParam }, responses: { 200: json(TokenSchema, "The revoked token"), ...errorResponses } }),
     async (c) => {
       const { idOrName } = c.req.valid("param");
+      const active = await listActiveTokens(db);
+      const target = active.find((t) => t.id === idOrName || t.name === idOrName);
+      if (target?.role === "admin" && active.filter((t) => t.role === "admin").length === 1) {
+        throw new ConflictError("this is the last active admin token: create another admin token before revoking it");
+      }
       const row = await revokeToken(db, idOrName, new Date(deps.clock.now()));
       if (!row) throw new NotFoundError(`active token ${JSON.stringify(idOrName)}`);
       store.invalidate();
