@@ -1,12 +1,47 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AuthEnv } from "../auth";
+import { ValidationError } from "../errors";
 import { validationErrorFrom } from "../validation";
 
-/** Every resource router shares the hook that turns a failed validation into a 400 naming the field. */
+/** Deeper JSON than any request body needs; deeper would overflow the stack on the way to the database. */
+export const MAX_JSON_DEPTH = 32;
+const MIN_NONZERO = 1e-30;
+
+/**
+ * What PostgreSQL cannot store or the shell cannot walk, found without recursion: a U+0000 in a
+ * string or key (text and jsonb refuse it), a number too close to 0 for a real column, or nesting
+ * past MAX_JSON_DEPTH. Returns [field, problem].
+ */
+export function unstorable(value: unknown): [string, string] | null {
+  const stack: [unknown, string[]][] = [[value, []]];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) return [path.join("."), "must not contain U+0000"];
+    } else if (typeof v === "number") {
+      // PostgreSQL's real underflows below ~1e-38; nothing here needs a value that close to 0.
+      if (v !== 0 && Math.abs(v) < MIN_NONZERO) return [path.join("."), `must be 0 or at least ${MIN_NONZERO} away from it`];
+    } else if (v !== null && typeof v === "object") {
+      if (path.length >= MAX_JSON_DEPTH) return [path.join("."), `nested deeper than ${MAX_JSON_DEPTH} levels`];
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes("\u0000")) return [path.join("."), "a key must not contain U+0000"];
+        stack.push([child, [...path, k]]);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Every resource router shares the hook that turns a failed validation into a 400 naming the field,
+ * and refuses what validated but cannot be stored (so it never surfaces as a 500 from the database).
+ */
 export function createRouter() {
   return new OpenAPIHono<AuthEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationErrorFrom(result.error, result.target);
+      const problem = unstorable(result.data);
+      if (problem) throw ValidationError.field(problem[0] || result.target, problem[1]);
     },
   });
 }
