@@ -1,5 +1,5 @@
 import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewatch/core";
-import { asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
 
@@ -129,4 +129,17 @@ export async function updateLine(db: Db, id: string, patch: Partial<LineWrite>, 
 export async function deleteLine(db: Db, id: string): Promise<boolean> {
   const deleted = await db.delete(lines).where(eq(lines.id, id)).returning({ id: lines.id });
   return deleted.length > 0;
+}
+
+/**
+ * Swap a line's sealed API key for one sealed with another secret key, only while it still holds
+ * `expected` (a key changed meanwhile through the API wins). Not a user change: updatedAt stays.
+ */
+export async function replaceLineApiKeyEnc(db: Db, id: string, expected: string, next: string): Promise<boolean> {
+  const rows = await db
+    .update(lines)
+    .set({ apiKeyEnc: next })
+    .where(and(eq(lines.id, id), eq(lines.apiKeyEnc, expected)))
+    .returning({ id: lines.id });
+  return rows.length > 0;
 }
