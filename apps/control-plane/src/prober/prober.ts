@@ -28,6 +28,9 @@ export interface ProberStats {
   sent: number;
 }
 
+/** Attempts (a second apart) to hand a claim back while the database is unreachable. */
+const HAND_BACK_ATTEMPTS = 120;
+
 /** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
 const isProbed = (line: CachedLine) => line.adminState !== "disabled";
 
@@ -143,9 +146,25 @@ export class Prober {
       const base = row.trigger === "confirm" ? now : slot;
       let next = base + interval;
       if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
-      await completeClaim(db, this.replica, row.lineId, row.sampleId, row.nextAt, new Date(next)).catch((error: unknown) =>
-        this.deps.logger.error("cannot reschedule a probe", { line: line.name, sample: sample.name, error: String(error) }),
-      );
+      await this.handBack(() => completeClaim(db, this.replica, row.lineId, row.sampleId, row.nextAt, new Date(next)), line.name, sample.name);
+    }
+  }
+
+  /**
+   * Hand a claim back with its next due time. While the database is down keep trying, once a
+   * second (the slot stays taken meanwhile): a claim left behind would stop this (line, sample)
+   * until its lease ends, and the same slot would then be probed a second time.
+   */
+  private async handBack(complete: () => Promise<unknown>, line: string, sample: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await complete();
+        return;
+      } catch (error) {
+        if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, error: String(error) });
+        if (attempt >= HAND_BACK_ATTEMPTS) return;
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
     }
   }
 
