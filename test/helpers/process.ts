@@ -1,0 +1,165 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface LogLine {
+  t: string;
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A control plane running as a real child process (`apps/control-plane/src/main.ts`). */
+export interface ControlPlaneProcess {
+  url: string;
+  pid: number;
+  replicaId: string;
+  /** Its JSON log lines (stderr) so far. */
+  logs(): LogLine[];
+  /** Its raw stderr that was not a JSON log line (crash messages). */
+  stderr(): string;
+  request(path: string, init?: RequestInit & { json?: unknown; token?: string }): Promise<Response>;
+  /** `kill -9`: no shutdown hook runs; in-flight probes and claims are left as they are. */
+  kill9(): Promise<void>;
+  /** SIGTERM: the graceful path (in-flight probes finish, claims are handed back). */
+  stop(): Promise<void>;
+  /** A new process with the same environment (same replica id, database and secret key). */
+  restart(): Promise<ControlPlaneProcess>;
+  /** Whether the process is still running. */
+  alive(): boolean;
+  /** Resolves with the exit code or signal when the process ends. */
+  exited: Promise<string>;
+}
+
+export interface ControlPlaneProcessOptions {
+  databaseUrl: string;
+  replicaId?: string;
+  /** Extra environment (LINEWATCH_*, LOG_LEVEL…). */
+  env?: Record<string, string>;
+  /** Same for every process of a test so restarts can decrypt the stored keys. */
+  secretKey?: string;
+  readyTimeoutMs?: number;
+}
+
+/**
+ * Start `apps/control-plane/src/main.ts` with `node --import tsx` (one process, so `kill -9` hits
+ * the control plane itself, not an npx or tsx wrapper that would leave it orphaned), on a free
+ * port, and wait until /readyz answers 200.
+ */
+export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions): Promise<ControlPlaneProcess> {
+  const replicaId = opts.replicaId ?? `cp-${randomBytes(3).toString("hex")}`;
+  const secretKey = opts.secretKey ?? randomBytes(32).toString("hex");
+  const dataDir = mkdtempSync(join(tmpdir(), "lw-cp-"));
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? tmpdir(),
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATABASE_URL: opts.databaseUrl,
+    LINEWATCH_REPLICA_ID: replicaId,
+    LINEWATCH_SECRET_KEY: secretKey,
+    LINEWATCH_DATA_DIR: dataDir,
+    LOG_LEVEL: "info",
+    ...opts.env,
+  };
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/control-plane/src/main.ts"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  const logLines: LogLine[] = [];
+  let rawStderr = "";
+  let stdout = "";
+  let exitedWith: string | null = null;
+  const exited = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exitedWith = signal ?? String(code);
+      rmSync(dataDir, { recursive: true, force: true });
+      resolve(exitedWith);
+    });
+  });
+  let pending = "";
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    pending += chunk;
+    const parts = pending.split("\n");
+    pending = parts.pop() ?? "";
+    for (const line of parts) {
+      try {
+        logLines.push(JSON.parse(line) as LogLine);
+      } catch {
+        rawStderr += `${line}\n`;
+      }
+    }
+  });
+  const urlFound = new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const m = /linewatch control plane: (http:\/\/\S+)/.exec(stdout);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((how) => reject(new Error(`control plane ${replicaId} exited (${how}) before it listened:\n${rawStderr}\n${JSON.stringify(logLines.slice(-20))}`)));
+  });
+  const timeout = opts.readyTimeoutMs ?? 60_000;
+  const url = await withTimeout(urlFound, timeout, `control plane ${replicaId} did not start within ${timeout} ms`).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (exitedWith !== null || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`control plane ${replicaId} not ready: ${rawStderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const signalAndWait = async (child: ChildProcess, signal: NodeJS.Signals, graceMs: number) => {
+    if (exitedWith !== null) return;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  return {
+    url,
+    pid: child.pid!,
+    replicaId,
+    logs: () => [...logLines],
+    stderr: () => rawStderr,
+    request: (path, init = {}) => {
+      const { json, token, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (json !== undefined) headers.set("content-type", "application/json");
+      if (token) headers.set("authorization", `Bearer ${token}`);
+      return fetch(`${url}${path}`, { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    kill9: () => signalAndWait(child, "SIGKILL", 10_000),
+    stop: () => signalAndWait(child, "SIGTERM", 60_000),
+    restart: async () => {
+      await signalAndWait(child, "SIGTERM", 60_000);
+      return startControlPlaneProcess({ ...opts, replicaId, secretKey });
+    },
+    alive: () => exitedWith === null,
+    exited,
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(message)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
