@@ -3,6 +3,7 @@ import { type Line, type Sample, BASELINE_WINDOW, computeBaseline, fillTemplate,
 import { type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
+import { lineSecrets, redactOutcome } from "../secrets";
 import { type HttpOutcome, sendProbe } from "./send-probe";
 import type { StallMeter } from "./stall-meter";
 
@@ -43,7 +44,8 @@ export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent:
     fillTemplate(sample.request, { nonce, now: startedAt }),
   );
   const stalledBefore = stall?.reading() ?? 0;
-  const sent: HttpOutcome = await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now());
+  // An upstream may echo the key it was sent (a 401 body): nothing parsed, stored or shown may carry it.
+  const sent: HttpOutcome = redactOutcome(await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now()), lineSecrets(job.apiKey, line.headers));
   const stalled = (stall?.reading() ?? 0) - stalledBefore;
   const outcome: HttpOutcome = { ...sent, latencyMs: Math.max(0, sent.latencyMs - stalled) };
 
