@@ -1,5 +1,5 @@
 import type { AdminState } from "@linewatch/core";
-import { type StoredProbeResult, deleteOldProbeResults, listRouteRows } from "@linewatch/db";
+import { type StoredProbeResult, deleteOldProbeResults, listRouteRows, releaseClaimsOf } from "@linewatch/db";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
@@ -40,6 +40,11 @@ export class Engine {
   async start(): Promise<void> {
     await this.registry.start();
     await this.publisher.start();
+    // Restarted under its configured id (e.g. after kill -9): its old claims are dead, take them back now.
+    if (this.deps.config.replicaId) {
+      const released = await releaseClaimsOf(this.deps.database.db, this.prober.replica);
+      if (released > 0) this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
+    }
     await this.prober.reconcile();
     // Tables reflect the registry as it is now (e.g. lines added while this replica was down).
     await this.publisher.recompute((await listRouteRows(this.deps.database.db)).map((r) => r.name), { reason: "start-up", probeIds: [] });

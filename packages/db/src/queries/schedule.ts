@@ -69,3 +69,17 @@ export async function expediteProbe(db: Db, lineId: string, sampleId: string, at
     .set({ nextAt: sql`least(${probeSchedule.nextAt}, ${at.toISOString()}::timestamptz)`, trigger: sql`case when ${at.toISOString()}::timestamptz < ${probeSchedule.nextAt} then ${trigger} else ${probeSchedule.trigger} end` })
     .where(and(eq(probeSchedule.lineId, lineId), eq(probeSchedule.sampleId, sampleId)));
 }
+
+/**
+ * Release every claim held under `replica`: called by a replica as it starts, when nothing of its
+ * own can be in flight yet, so the claims of its previous life (killed mid-probe) do not wait out
+ * their lease. Replica ids must therefore be unique among running replicas.
+ */
+export async function releaseClaimsOf(db: Db, replica: string): Promise<number> {
+  const released = await db
+    .update(probeSchedule)
+    .set({ claimedBy: null, claimedUntil: null })
+    .where(eq(probeSchedule.claimedBy, replica))
+    .returning({ lineId: probeSchedule.lineId });
+  return released.length;
+}
