@@ -1,7 +1,7 @@
 // Dashboard weight and render time with many lines: a control plane with N lines (default 200) and
 // H hours (default 6) of probe history at 4 probes per line per 45 s, opened in Debian's chromium.
 // Prints figures; asserts nothing. PostgreSQL when DATABASE_URL is set, else PGlite.
-//   npx tsx bench/dashboard/run.ts [--lines 200] [--hours 6] [--runs 5]
+//   npx tsx bench/dashboard/run.ts [--lines 200] [--hours 6] [--runs 5] [--screenshot /tmp/dashboard.png]
 import type { Database } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { chromium } from "playwright-core";
@@ -94,6 +94,8 @@ try {
       };
     });
     runs.push({ ...m, wall });
+    const shot = arg("screenshot");
+    if (shot && i === 0) await page.screenshot({ path: shot, fullPage: false });
     await context.close();
   }
   await browser.close();

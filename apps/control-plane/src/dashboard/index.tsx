@@ -74,6 +74,12 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
         {body}
       </Layout>
     );
+    // No framing (the drain buttons must not be clickjacked, open mode has no cookie to withhold),
+    // scripts only from this site: an answer excerpt or a line name can never run as code.
+    c.header("content-security-policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    c.header("x-frame-options", "DENY");
+    c.header("referrer-policy", "same-origin");
+    c.header("x-content-type-options", "nosniff");
     // Standards mode (without a doctype, tables would not inherit the page's font).
     return c.html(`<!doctype html>${await element}`, status);
   }
@@ -131,7 +137,11 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     if (!found) return c.text("not found", 404);
     // The URL carries the content hash: cache for good when it matches, briefly otherwise.
     const immutable = c.req.query("v") === found.hash;
-    return c.body(new Uint8Array(found.body), 200, { "content-type": found.type, "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache" });
+    return c.body(new Uint8Array(found.body), 200, {
+      "content-type": found.type,
+      "cache-control": immutable ? "public, max-age=31536000, immutable" : "no-cache",
+      "x-content-type-options": "nosniff",
+    });
   });
 
   app.get("/", gzip, async (c) => {

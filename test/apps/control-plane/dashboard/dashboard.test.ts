@@ -65,6 +65,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     expect(await switched.first().locator(".reason").textContent()).toContain("consecutive");
     expect(errors).toEqual([]);
     await page.close();
+    // Not frameable, scripts only from the app itself (the page above ran under this policy).
+    const headers = (await cp.request("/")).headers;
+    expect(headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(headers.get("content-security-policy")).toContain("script-src 'self'");
   });
 
   it("draws the score trend, sparklines, the completeness heatmap and the length distribution", async () => {
