@@ -31,7 +31,7 @@ async function main() {
   if (await cp.services.tokens.isOpen()) {
     out("");
     out("  !! NO API TOKENS: the API is open to anyone who can reach it. Create an admin token");
-    out("  !! (linewatch tokens create --role admin) or set LINEWATCH_ADMIN_TOKEN before exposing it.");
+    out("  !! (npx linewatch tokens create admin --role admin) or set LINEWATCH_ADMIN_TOKEN before exposing it.");
   }
   out("");
 
