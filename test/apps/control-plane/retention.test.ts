@@ -27,7 +27,7 @@ describe("retention", () => {
     for (let i = 0; i < 3; i++) await probeNow(cp, line.id); // 12 results, 3 days old by the end …
     clock.advance(2 * 24 * 3_600_000);
     for (let i = 0; i < 2; i++) await probeNow(cp, line.id); // … 8 results, 1 day old …
-    clock.advance(24 * 3_600_000);
+    clock.advance(25 * 3_600_000);
     await probeNow(cp, line.id); // … and 4 fresh ones.
     const count = async () => ((await (await cp.request(`/v1/lines/${line.id}/health`)).json()) as { probing: { last24h: { probes: number } } }).probing.last24h.probes;
     expect(await count()).toBe(4);
