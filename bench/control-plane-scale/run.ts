@@ -1,0 +1,548 @@
+// Control-plane scale: what one control plane answers and holds, and what a second replica adds.
+// Every figure comes with a baseline measured in the same run. 127.0.0.1 only; every part is
+// bounded in count and time (about 3 minutes in all; --quick about 1).
+//
+//   npx tsx bench/control-plane-scale/run.ts [--quick] [--json out.json] [--parts tables,longpoll,publish,replicas]
+//
+// 1. tables    table endpoint answers/s: 200 with a router token (credentials added per request),
+//              200 with a viewer token, 304 (If-None-Match), next to GET /healthz on the same process.
+// 2. longpoll  1000 routers long-polling (?waitSec=60): RSS and heap of the control-plane process
+//              before and while they wait, and how fast all 1000 wake on one publish.
+// 3. publish   recompute + publish the tables of 100 routes over 10,000 lines (in this process), next
+//              to core's computeTable alone on the same members.
+// 4. replicas  probes/s with two replicas vs one, on one PostgreSQL, lab lines answering at once.
+//
+// Databases: PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), in a
+// database the run creates and drops; --db pglite runs parts 1–3 on embedded PGlite (part 4 needs
+// PostgreSQL: replicas share it). The control plane of parts 1, 2 and 4 is the real main.ts in a
+// child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { type TableMember, computeTable } from "@linewatch/core";
+import { type Database, createDb, lines as linesTable, routeLines, routes as routesTable } from "@linewatch/db";
+import { type Lab, startLab } from "@linewatch/lab";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { Pool } from "undici";
+import { loadConfig } from "../../apps/control-plane/src/config";
+import { silentLogger } from "../../apps/control-plane/src/logger";
+import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
+import { createSecretBox } from "../../apps/control-plane/src/secrets";
+import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    db: { type: "string", default: "postgres" },
+    parts: { type: "string", default: "tables,longpoll,publish,replicas" },
+    json: { type: "string" },
+    waiters: { type: "string", default: "1000" },
+    "publish-lines": { type: "string", default: "10000" },
+    "publish-routes": { type: "string", default: "100" },
+    "replica-lines": { type: "string", default: "200" },
+    "max-in-flight": { type: "string", default: "32" },
+  },
+});
+const quick = args.quick ?? false;
+const parts = new Set((args.parts ?? "").split(","));
+const usePg = args.db !== "pglite";
+const pgBase = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const SECRET_KEY = randomBytes(32).toString("hex");
+const ADMIN_TOKEN = `bench-admin-${randomBytes(12).toString("hex")}`;
+const SLICES = quick ? 2 : 8;
+const SLICE_MS = 1500;
+const CONNECTIONS = 16;
+
+const results: Record<string, unknown> = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg().map((l) => Math.round(l * 10) / 10), node: process.version },
+  db: usePg ? "postgres" : "pglite",
+};
+const out = (s: string) => process.stdout.write(`${s}\n`);
+
+// ---- databases -------------------------------------------------------------------------------
+const cleanups: (() => Promise<void>)[] = [];
+
+/** A fresh database: its URL (PostgreSQL) or data directory (PGlite). */
+async function freshDatabase(): Promise<{ env: Record<string, string>; open(): Promise<Database> }> {
+  if (usePg) {
+    const name = `lw_bench_${randomBytes(5).toString("hex")}`;
+    const admin = postgres(pgBase, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    await admin.end();
+    const url = new URL(pgBase);
+    url.pathname = `/${name}`;
+    cleanups.push(async () => {
+      const a = postgres(pgBase, { max: 1, onnotice: () => {} });
+      await a.unsafe(`drop database if exists ${name} with (force)`);
+      await a.end();
+    });
+    return { env: { DATABASE_URL: url.toString() }, open: () => createDb({ url: url.toString(), maxConnections: 5 }) };
+  }
+  const dir = mkdtempSync(join(tmpdir(), "lw-bench-"));
+  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+  return { env: { LINEWATCH_DATA_DIR: dir }, open: () => createDb({ dataDir: dir }) };
+}
+
+// ---- control-plane processes -------------------------------------------------------------------
+interface Child {
+  url: string;
+  pid: number;
+  proc: ChildProcess;
+  mem(): Promise<{ rss: number; heapUsed: number; sockets: number }>;
+  stop(): Promise<void>;
+}
+const children = new Set<ChildProcess>();
+process.on("exit", () => {
+  for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
+});
+
+async function startChild(env: Record<string, string>): Promise<Child> {
+  const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", LINEWATCH_SECRET_KEY: SECRET_KEY, LINEWATCH_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  children.add(proc);
+  let stderr = "";
+  proc.stderr?.on("data", (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const url = await new Promise<string>((res, rej) => {
+    let text = "";
+    const timer = setTimeout(() => rej(new Error(`control plane not ready in 120 s: ${stderr}`)), 120_000);
+    proc.stdout?.on("data", (d: Buffer) => {
+      text += d.toString();
+      const m = /linewatch control plane: (\S+)/.exec(text);
+      if (m) {
+        clearTimeout(timer);
+        res(m[1] as string);
+      }
+    });
+    proc.once("exit", (code) => rej(new Error(`control plane exited (${code}): ${stderr}`)));
+  });
+  const mem = () =>
+    new Promise<{ rss: number; heapUsed: number; sockets: number }>((res) => {
+      const on = (m: { type: string; mem: NodeJS.MemoryUsage; sockets: number }) => {
+        if (m.type !== "mem") return;
+        proc.off("message", on);
+        res({ rss: m.mem.rss, heapUsed: m.mem.heapUsed, sockets: m.sockets });
+      };
+      proc.on("message", on);
+      proc.send({ type: "mem" });
+    });
+  const stop = async () => {
+    if (proc.exitCode !== null) return;
+    const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+    proc.kill("SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
+    await exited;
+    clearTimeout(timer);
+    children.delete(proc);
+  };
+  return { url, pid: proc.pid!, proc, mem, stop };
+}
+
+async function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
+  const res = await fetch(`${url}${path}`, {
+    method: init.method ?? "GET",
+    headers: { authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`, ...(init.json === undefined ? {} : { "content-type": "application/json" }) },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
+  return res;
+}
+
+const cpuMs = (pid: number) => {
+  const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, at 100 ticks/s
+};
+
+// ---- load -------------------------------------------------------------------------------------
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
+
+interface Slice {
+  lat: number[];
+  seconds: number;
+  cpuMs: number;
+}
+
+/** One slice of closed-loop load: `CONNECTIONS` keep-alive connections, each sending the next request when the last is answered. */
+async function slice(pool: Pool, pid: number, path: string, headers: Record<string, string>, expect: number, ms: number): Promise<Slice> {
+  const lat: number[] = [];
+  const cpu0 = cpuMs(pid);
+  const t0 = performance.now();
+  const deadline = t0 + ms;
+  let wrong = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (performance.now() < deadline) {
+        const t = performance.now();
+        const res = await pool.request({ path, method: "GET", headers });
+        await res.body.dump();
+        if (res.statusCode !== expect) wrong++;
+        lat.push(performance.now() - t);
+      }
+    }),
+  );
+  if (wrong > 0) throw new Error(`${path}: ${wrong} answers were not ${expect}`);
+  return { lat, seconds: (performance.now() - t0) / 1000, cpuMs: cpuMs(pid) - cpu0 };
+}
+
+// ---- 1 + 2: table endpoint and long-polls -----------------------------------------------------------
+async function seedRoute(url: string, lines: number): Promise<{ lineIds: string[] }> {
+  await api(url, "/v1/routes", { method: "POST", json: { name: "chat" } });
+  const lineIds: string[] = [];
+  for (let i = 0; i < lines; i++) {
+    const res = await api(url, "/v1/lines", {
+      method: "POST",
+      json: { name: `line-${i}`, tier: i < 2 ? "free" : "paid", protocol: "openai-chat", baseUrl: `http://127.0.0.1:9/v${i}`, model: "m", apiKey: `sk-bench-${i}-${randomBytes(8).toString("hex")}`, routes: [{ route: "chat", weight: 10 + i }] },
+    });
+    lineIds.push(((await res.json()) as { id: string }).id);
+  }
+  return { lineIds };
+}
+
+async function tablesAndLongPolls() {
+  const db = await freshDatabase();
+  // No scheduler: nothing but the benchmark's own requests moves the tables.
+  const cp = await startChild({ ...db.env, LINEWATCH_SCHEDULER: "false", LINEWATCH_SHIPPED_SAMPLES: "false" });
+  try {
+    const { lineIds } = await seedRoute(cp.url, 10);
+    const token = async (role: string) => ((await (await api(cp.url, "/v1/tokens", { method: "POST", json: { name: `bench-${role}`, role } })).json()) as { token: string }).token;
+    const router = await token("router");
+    const viewer = await token("viewer");
+    const first = await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } });
+    const version = (await first.json()) as { version: number; lines: unknown[] };
+    const etag = first.headers.get("etag")!;
+
+    // Warm every path once (JIT, lazy modules, first registry load), so neither part pays for it.
+    const warmHeaders: Record<string, string>[] = [{ authorization: `Bearer ${router}` }, { authorization: `Bearer ${viewer}` }, { authorization: `Bearer ${router}`, "if-none-match": etag }];
+    for (const headers of warmHeaders) {
+      for (let i = 0; i < 200; i++) await (await fetch(`${cp.url}/v1/tables/chat`, { headers })).arrayBuffer();
+    }
+    await Promise.all(Array.from({ length: 20 }, () => fetch(`${cp.url}/v1/tables/chat?waitSec=1`, { headers: { authorization: `Bearer ${router}`, "if-none-match": etag } }).then((r) => r.arrayBuffer())));
+
+    if (parts.has("longpoll")) {
+      const n = Math.max(1, Math.min(5000, Number(args.waiters)));
+      out(`\n## longpoll: ${n} routers holding GET /v1/tables/chat?waitSec=60 with If-None-Match`);
+      // Keep-alive connections of the set-up close after the server's 5 s keepAliveTimeout: wait them out,
+      // so the socket count measures the waiters only.
+      await new Promise((r) => setTimeout(r, 6000));
+      const idle = await cp.mem();
+      const pool = new Pool(cp.url, { connections: n, pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+      let woke = 0;
+      const answered: { status: number; at: number }[] = [];
+      const pending: Promise<void>[] = [];
+      const hold = () =>
+        pool
+          .request({ path: "/v1/tables/chat?waitSec=60", method: "GET", headers: { authorization: `Bearer ${router}`, "if-none-match": etag } })
+          .then(async (res) => {
+            await res.body.dump();
+            answered.push({ status: res.statusCode, at: performance.now() });
+            if (res.statusCode === 200) woke++;
+          });
+      // Routers arrive in batches of 100 (all at once would overflow the listen backlog and time
+      // out on SYN retries): each batch is held by the control plane before the next one comes.
+      let held = idle;
+      const rampStart = performance.now();
+      for (let sent = 0; sent < n; ) {
+        const batch = Math.min(100, n - sent);
+        for (let k = 0; k < batch; k++) pending.push(hold());
+        sent += batch;
+        const deadline = performance.now() + 15_000;
+        while (held.sockets - idle.sockets < sent && performance.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 100));
+          held = await cp.mem();
+        }
+        if (process.env.BENCH_DEBUG) out(`    sent ${sent}, held ${held.sockets - idle.sockets}, ${round(performance.now() - rampStart, 0)} ms`);
+      }
+      const rampMs = performance.now() - rampStart;
+      await new Promise((r) => setTimeout(r, 1000)); // the last handlers park
+      held = await cp.mem();
+      if (answered.length > 0) throw new Error(`${answered.length} long-polls answered before any publish: ${JSON.stringify(answered.slice(0, 5))}`);
+      // One publish: a base weight changes.
+      const cpu0 = cpuMs(cp.pid);
+      const t0 = performance.now();
+      await api(cp.url, `/v1/lines/${lineIds[0]}`, { method: "PATCH", json: { routes: [{ route: "chat", weight: 500 }] } });
+      await Promise.all(pending);
+      const wakeCpu = cpuMs(cp.pid) - cpu0;
+      await pool.close();
+      const after = await cp.mem();
+      const wake = answered.map((a) => a.at - t0).sort((a, b) => a - b);
+      const mb = (b: number) => round(b / 1048576, 1);
+      const r = {
+        waiters: n,
+        socketsHeld: held.sockets - idle.sockets,
+        idle: { rssMB: mb(idle.rss), heapMB: mb(idle.heapUsed) },
+        holding: { rssMB: mb(held.rss), heapMB: mb(held.heapUsed) },
+        perWaiterKB: { rss: round((held.rss - idle.rss) / n / 1024, 1), heap: round((held.heapUsed - idle.heapUsed) / n / 1024, 1) },
+        afterWake: { rssMB: mb(after.rss), heapMB: mb(after.heapUsed) },
+        woke,
+        statuses: Object.fromEntries([...new Set(answered.map((a) => a.status))].map((st) => [st, answered.filter((a) => a.status === st).length])),
+        rampMs: round(rampMs, 0),
+        wakeMs: { first: round(wake[0] ?? 0), p50: round(pct(wake, 50)), last: round(wake.at(-1) ?? 0) },
+        wakeServerCpuMs: round(wakeCpu),
+      };
+      results.longpoll = r;
+      out(`  idle:              RSS ${r.idle.rssMB} MB, heap ${r.idle.heapMB} MB (after GC)`);
+      out(`  holding ${n}:     RSS ${r.holding.rssMB} MB, heap ${r.holding.heapMB} MB (+${r.perWaiterKB.rss} KB RSS, +${r.perWaiterKB.heap} KB heap per waiter; ${r.socketsHeld} sockets more)`);
+      out(`  (${n} routers connected in ${r.rampMs} ms, in batches of 100)`);
+      out(`  one publish woke ${woke}/${n} (statuses ${JSON.stringify(r.statuses)}): first ${r.wakeMs.first} ms, median ${r.wakeMs.p50} ms, last ${r.wakeMs.last} ms after the PATCH was sent (server CPU ${r.wakeServerCpuMs} ms)`);
+      out(`  after:             RSS ${r.afterWake.rssMB} MB, heap ${r.afterWake.heapMB} MB`);
+    }
+    if (parts.has("tables")) {
+      // The long-polls above published a new version.
+      const etagNow = (await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } })).headers.get("etag")!;
+      out(`\n## tables: ${SLICES} slices of ${SLICE_MS / 1000} s per case in turn, ${CONNECTIONS} keep-alive connections, route of ${version.lines.length} lines`);
+      const cases: [string, string, Record<string, string>, number][] = [
+        ["GET /healthz (baseline)", "/healthz", {}, 200],
+        ["GET /v1/tables/chat, router token → 200", "/v1/tables/chat", { authorization: `Bearer ${router}` }, 200],
+        ["GET /v1/tables/chat, viewer token → 200", "/v1/tables/chat", { authorization: `Bearer ${viewer}` }, 200],
+        ["GET /v1/tables/chat, If-None-Match → 304", "/v1/tables/chat", { authorization: `Bearer ${router}`, "if-none-match": etagNow }, 304],
+      ];
+      // Slices taken in turn, the order rotating each round, so the machine's other load falls on
+      // every case alike; "vs baseline" is the median of the per-round ratios.
+      const pools = cases.map(() => new Pool(cp.url, { connections: CONNECTIONS, pipelining: 1 }));
+      for (const [k, [, path, headers, status]] of cases.entries()) await slice(pools[k]!, cp.pid, path, headers, status, 1000); // warm
+      const slices: Slice[][] = cases.map(() => []);
+      for (let round = 0; round < SLICES; round++) {
+        for (let j = 0; j < cases.length; j++) {
+          const k = (j + round) % cases.length;
+          const [, path, headers, status] = cases[k]!;
+          slices[k]!.push(await slice(pools[k]!, cp.pid, path, headers, status, SLICE_MS));
+        }
+      }
+      await Promise.all(pools.map((p) => p.close()));
+      const rps = (x: Slice) => x.lat.length / x.seconds;
+      const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+      const rows = cases.map(([name], k) => {
+        const mine = slices[k]!;
+        const lat = mine.flatMap((x) => x.lat).sort((a, b) => a - b);
+        const seconds = mine.reduce((a, x) => a + x.seconds, 0);
+        const cpu = mine.reduce((a, x) => a + x.cpuMs, 0);
+        return {
+          case: name,
+          rps: Math.round(lat.length / seconds),
+          p50Ms: round(pct(lat, 50), 2),
+          p99Ms: round(pct(lat, 99), 2),
+          serverCpuMsPerReq: round(cpu / lat.length, 3),
+          requests: lat.length,
+          vsBaseline: round(median(mine.map((x, r) => rps(x) / rps(slices[0]![r]!))), 2),
+          cpuVsBaseline: round(median(mine.map((x, r) => x.cpuMs / x.lat.length / (slices[0]![r]!.cpuMs / slices[0]![r]!.lat.length))), 1),
+        };
+      });
+      for (const r of rows) {
+        out(`  ${r.case.padEnd(44)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  server CPU ${r.serverCpuMsPerReq} ms/req  (req/s ${r.vsBaseline}× baseline, CPU/req ${r.cpuVsBaseline}×)`);
+      }
+      results.tables = rows;
+    }
+
+    void version;
+  } finally {
+    await cp.stop();
+  }
+}
+
+// ---- 3: publish 100 routes over 10,000 lines ------------------------------------------------------
+async function publishAtScale() {
+  const nLines = Math.max(100, Math.min(50_000, Number(args["publish-lines"])));
+  const nRoutes = Math.max(1, Math.min(1000, Number(args["publish-routes"])));
+  out(`\n## publish: ${nRoutes} routes over ${nLines} lines (${nLines / nRoutes} lines per route), ${usePg ? "PostgreSQL" : "PGlite"}, in this process`);
+  const fresh = await freshDatabase();
+  const database = await fresh.open();
+  try {
+    const secrets = createSecretBox(SECRET_KEY);
+    const routeNames = Array.from({ length: nRoutes }, (_, i) => `route-${String(i).padStart(3, "0")}`);
+    const t0 = performance.now();
+    await database.db.insert(routesTable).values(routeNames.map((name) => ({ name })));
+    for (let start = 0; start < nLines; start += 1000) {
+      const batch = Array.from({ length: Math.min(1000, nLines - start) }, (_, k) => {
+        const i = start + k;
+        return {
+          name: `line-${String(i).padStart(5, "0")}`,
+          tier: i % 5 === 0 ? "free" : "paid",
+          protocol: "openai-chat",
+          baseUrl: `https://upstream-${i % 50}.example.com/v1`,
+          model: "m",
+          apiKeyEnc: secrets.encrypt(`sk-bench-${i}`),
+        };
+      });
+      const inserted = await database.db.insert(linesTable).values(batch).returning({ id: linesTable.id, name: linesTable.name });
+      await database.db.insert(routeLines).values(
+        inserted.map((row) => {
+          const i = Number(row.name.slice(5));
+          // Weights differ within a route (1…100), so changing them all moves every table.
+          return { routeName: routeNames[i % nRoutes]!, lineId: row.id, weight: 1 + (Math.floor(i / nRoutes) % 100) };
+        }),
+      );
+    }
+    const seedMs = performance.now() - t0;
+    const config = loadConfig({ LOG_LEVEL: "silent", ...fresh.env });
+    const deps = { config, database, clock: { now: () => Date.now() }, logger: silentLogger, secrets };
+    const registry = new RegistryCache(deps);
+    const publisher = new TablePublisher(deps, registry);
+    await publisher.start();
+    const time = async (fn: () => Promise<unknown>) => {
+      const t = performance.now();
+      await fn();
+      return round(performance.now() - t, 0);
+    };
+    const versions = () => routeNames.reduce((n, r) => n + (publisher.view(r)?.version ?? 0), 0);
+
+    const loadMs = await time(() => registry.get());
+    const firstMs = await time(() => publisher.recompute(routeNames, { reason: "bench: first", probeIds: [] }));
+    const v1 = versions();
+    const unchangedMs = await time(() => publisher.recompute(routeNames, { reason: "bench: unchanged", probeIds: [] }));
+    const v2 = versions();
+    await database.db.execute(sql`update route_lines set weight = weight + 1`);
+    registry.invalidate();
+    const changedMs = await time(() => publisher.recompute(routeNames, { reason: "bench: every weight changed", probeIds: [] }));
+    const v3 = versions();
+    const oneRouteMs = await time(async () => {
+      await database.db.execute(sql`update route_lines set weight = weight + 1 where route_name = ${routeNames[0]}`);
+      registry.invalidate();
+      await publisher.recompute([routeNames[0]!], { reason: "bench: one route", probeIds: [] });
+    });
+
+    // Baseline: core's computeTable alone over the same members (what a publish cannot go below).
+    const snapshot = await registry.get();
+    const members = new Map<string, TableMember[]>(routeNames.map((r) => [r, []]));
+    for (const l of snapshot.lines.values()) {
+      for (const m of l.routes) members.get(m.route)?.push({ lineId: l.id, name: l.name, tier: l.tier, baseWeight: m.weight, factor: 1, maxShare: l.maxShare, adminState: l.adminState });
+    }
+    const pure: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const t = performance.now();
+      for (const r of routeNames) computeTable({ route: { name: r, freeShareCap: 0.2, onAllDown: "fail-open" }, members: members.get(r)! });
+      pure.push(performance.now() - t);
+    }
+    const pureMs = round(pure.sort((a, b) => a - b)[2]!, 2);
+    await publisher.stop();
+    const r = {
+      lines: nLines,
+      routes: nRoutes,
+      seedMs: round(seedMs, 0),
+      registryLoadMs: loadMs,
+      firstPublishMs: firstMs,
+      firstVersions: v1,
+      unchangedRecomputeMs: unchangedMs,
+      unchangedNewVersions: v2 - v1,
+      changedPublishMs: changedMs,
+      changedNewVersions: v3 - v2,
+      oneRoutePublishMs: oneRouteMs,
+      computeTableOnlyMs: pureMs,
+      changedVsComputeOnly: round(changedMs / Math.max(pureMs, 0.01), 0),
+    };
+    results.publish = r;
+    out(`  seed (bulk insert, keys sealed): ${r.seedMs} ms`);
+    out(`  registry load (${nLines} lines, keys decrypted): ${r.registryLoadMs} ms`);
+    out(`  first publish of ${nRoutes} routes: ${r.firstPublishMs} ms (${r.firstVersions} versions; ${round(r.firstPublishMs / nRoutes, 1)} ms per route)`);
+    out(`  recompute, nothing changed: ${r.unchangedRecomputeMs} ms (${r.unchangedNewVersions} new versions)`);
+    out(`  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms (${r.changedNewVersions} new versions)`);
+    out(`  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms`);
+    out(`  baseline, core computeTable alone for all ${nRoutes} routes: ${r.computeTableOnlyMs} ms (publish = ${r.changedVsComputeOnly}× that)`);
+  } finally {
+    await database.close();
+  }
+}
+
+// ---- 4: probes per second, one replica vs two ---------------------------------------------------------
+async function replicas() {
+  if (!usePg) {
+    out("\n## replicas: skipped (needs PostgreSQL; run without --db pglite)");
+    return;
+  }
+  const nLines = Math.max(1, Math.min(1000, Number(args["replica-lines"])));
+  const inFlight = Number(args["max-in-flight"]);
+  const windowSec = quick ? 10 : 15;
+  const warmSec = 5;
+  out(`\n## replicas: ${nLines} lab lines answering at once, probeIntervalSec 1 (demand far above capacity), LINEWATCH_MAX_IN_FLIGHT=${inFlight}, ${windowSec} s window after ${warmSec} s`);
+  const fresh = await freshDatabase();
+  const lab: Lab = await startLab({ lines: Array.from({ length: nLines }, (_, i) => ({ name: `lab-${i}` })) });
+  const database = await fresh.open();
+  const env = { ...fresh.env, LINEWATCH_MAX_IN_FLIGHT: String(inFlight) };
+  try {
+    // Register the lines with the scheduler off, so the first measured replica starts from zero.
+    const setup = await startChild({ ...env, LINEWATCH_SCHEDULER: "false" });
+    // Ten routes: a table publish holds its route's lock, so one route would serialise every replica.
+    for (let r = 0; r < 10; r++) await api(setup.url, "/v1/routes", { method: "POST", json: { name: `chat-${r}` } });
+    for (let i = 0; i < nLines; i++) {
+      await api(setup.url, "/v1/lines", { method: "POST", json: { name: `lab-${i}`, tier: "paid", protocol: "openai-chat", baseUrl: lab.baseUrl(`lab-${i}`), model: "lab-model", probeIntervalSec: 1, routes: [{ route: `chat-${i % 10}`, weight: 1 }] } });
+    }
+    await setup.stop();
+
+    const count = async (from: Date, to: Date) => {
+      const rows = (await database.db.execute(sql`select count(*)::int as n from probe_results where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz`)) as unknown;
+      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { n: number }[];
+      return list[0]?.n ?? 0;
+    };
+    const measure = async (replicaCount: number) => {
+      const cps = await Promise.all(Array.from({ length: replicaCount }, (_, k) => startChild({ ...env, LINEWATCH_REPLICA_ID: `bench-${replicaCount}-${k}` })));
+      try {
+        await new Promise((r) => setTimeout(r, warmSec * 1000));
+        const cpu0 = cps.map((c) => cpuMs(c.pid));
+        const lab0 = process.cpuUsage();
+        const from = new Date();
+        await new Promise((r) => setTimeout(r, windowSec * 1000));
+        const to = new Date();
+        const cpu = cps.map((c, k) => cpuMs(c.pid) - cpu0[k]!);
+        const labCpu = process.cpuUsage(lab0);
+        await new Promise((r) => setTimeout(r, 1000)); // results of probes started in the window land
+        const n = await count(from, to);
+        return { replicas: replicaCount, probes: n, probesPerSec: round(n / windowSec, 1), cpuMsPerProbe: round(cpu.reduce((a, b) => a + b, 0) / Math.max(n, 1), 2), cpuShare: cpu.map((c) => round(c / (windowSec * 1000), 2)), labCpuShare: round((labCpu.user + labCpu.system) / 1000 / (windowSec * 1000), 2) };
+      } finally {
+        await Promise.all(cps.map((c) => c.stop()));
+      }
+    };
+    // Rounds alternate one and two replicas, so a change in the machine's load hits both alike.
+    const rounds = quick ? 1 : 2;
+    const ones: Awaited<ReturnType<typeof measure>>[] = [];
+    const twos: Awaited<ReturnType<typeof measure>>[] = [];
+    for (let k = 0; k < rounds; k++) {
+      const one = await measure(1);
+      ones.push(one);
+      out(`  round ${k + 1}, 1 replica:  ${one.probesPerSec} probes/s (${one.probes} in ${windowSec} s), ${one.cpuMsPerProbe} ms CPU per probe, CPU share ${one.cpuShare.join(" + ")} (lab ${one.labCpuShare})`);
+      const two = await measure(2);
+      twos.push(two);
+      out(`  round ${k + 1}, 2 replicas: ${two.probesPerSec} probes/s (${two.probes} in ${windowSec} s), ${two.cpuMsPerProbe} ms CPU per probe, CPU share ${two.cpuShare.join(" + ")} (lab ${two.labCpuShare})`);
+    }
+    const mean = (xs: { probesPerSec: number }[]) => round(xs.reduce((a, x) => a + x.probesPerSec, 0) / xs.length, 1);
+    const one = { probesPerSec: mean(ones), rounds: ones };
+    const two = { probesPerSec: mean(twos), rounds: twos };
+    const dupRows = (await database.db.execute(
+      sql`select count(*)::int as n from (select line_id, sample_id, slot from probe_results where slot is not null group by 1, 2, 3 having count(*) > 1) d`,
+    )) as unknown;
+    const duplicates = ((Array.isArray(dupRows) ? dupRows : (dupRows as { rows: unknown[] }).rows) as { n: number }[])[0]?.n ?? 0;
+    const r = { lines: nLines, maxInFlight: inFlight, windowSec, one, two, ratio: round(two.probesPerSec / Math.max(one.probesPerSec, 0.1), 2), duplicateSlots: duplicates };
+    results.replicas = r;
+    out(`  mean: 1 replica ${one.probesPerSec}, 2 replicas ${two.probesPerSec} probes/s; two ÷ one: ${r.ratio}×; (line, sample, slot) probed twice: ${duplicates}`);
+  } finally {
+    await database.close();
+    await lab.close();
+  }
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+const started = performance.now();
+try {
+  out(`control-plane-scale on ${results.db === "postgres" ? "PostgreSQL" : "PGlite"}, ${cpus().length} CPUs, load ${(results.machine as { loadavg: number[] }).loadavg.join(" ")}`);
+  if (parts.has("tables") || parts.has("longpoll")) await tablesAndLongPolls();
+  if (parts.has("publish")) await publishAtScale();
+  if (parts.has("replicas")) await replicas();
+} finally {
+  for (const c of cleanups.reverse()) await c().catch((e: unknown) => out(`cleanup failed: ${String(e)}`));
+}
+results.seconds = round((performance.now() - started) / 1000, 0);
+out(`\ndone in ${results.seconds} s`);
+if (args.json) writeFileSync(args.json, `${JSON.stringify(results, null, 2)}\n`);
+process.exit(0);
