@@ -3,6 +3,7 @@ import {
   type Health,
   type HealthEffect,
   type HealthEvent,
+  type HealthPolicy,
   LINE_SCORE_WINDOW_MS,
   describeHealth,
   initialHealth,
@@ -14,17 +15,22 @@ import {
 import {
   type Db,
   type EventInsert,
+  type LineHealthWrite,
   type StoredProbeResult,
   dueHealthTicks,
   ensureLineHealth,
+  ensureLinesHealth,
   expediteProbe,
   insertEvents,
-  lineResultsSince,
   lockLineHealth,
+  readHealthForProbes,
+  writeHealthIfUnchanged,
   writeLineHealth,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import { type RegistryCache, linePolicy } from "../registry-cache";
+import { GroupCommit } from "../prober/group-commit";
+import { BATCH_LINGER_MS } from "../prober/prober";
+import { type CachedLine, type RegistryCache, type RegistrySnapshot, linePolicy } from "../registry-cache";
 import type { TablePublisher } from "../tables/publisher";
 
 /** What the shell does with a health effect's event: its row in the timeline. */
@@ -42,24 +48,162 @@ function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: n
   }
 }
 
+/** Reads and writes of a batch before giving up on lines whose health keeps changing under it. */
+const CAS_ATTEMPTS = 5;
+
+interface Moved {
+  line: CachedLine;
+  before: Health;
+  health: Health;
+  effects: HealthEffect[];
+}
+
 /**
- * The shell around core's state machine: load a line's health under a row lock, apply one event,
- * persist the new health with its events in the same transaction, then act on the other effects
- * (a confirming probe, a table republish).
+ * The shell around core's state machine: load a line's health, apply events, persist the new health
+ * with its events atomically, then act on the other effects (a confirming probe, a table republish).
+ *
+ * Admin changes and time-driven ticks go one line at a time under a row lock. Probe results, the
+ * hot path, go in group commits: the results that arrive while one batch is being written are
+ * applied together, each line's in arrival order, with two statements per batch: one reads the
+ * lines' health and line-score inputs, one writes health and events back where the revision is
+ * still the one read (compare-and-set; lines somebody wrote meanwhile are read and applied again).
+ * A batch that fails is retried one result at a time, so one bad line cannot hold back the others.
  */
 export class HealthService {
+  /** Lines whose health row is known to exist (created once, never per probe). */
+  private readonly known = new Set<string>();
+  private policies: { snapshot: RegistrySnapshot; byLine: Map<string, HealthPolicy> } | null = null;
+  private readonly probes: GroupCommit<StoredProbeResult, { error?: unknown; moved?: Moved }>;
+
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger">,
     private readonly registry: RegistryCache,
     private readonly publisher: TablePublisher,
-  ) {}
+  ) {
+    this.probes = new GroupCommit(
+      async (results): Promise<{ error?: unknown; moved?: Moved }[]> => {
+        // Results whose health is written (with what to do next, for a line's last one) survive a
+        // failure later in the batch; the others are tried again one by one.
+        const applied = new Map<StoredProbeResult, Moved | null>();
+        const errors = new Map<StoredProbeResult, unknown>();
+        try {
+          await this.applyProbes(results, applied);
+        } catch (error) {
+          if (results.length === 1) errors.set(results[0]!, error);
+          else for (const r of results) if (!applied.has(r)) await this.applyProbes([r], applied).catch((e: unknown) => errors.set(r, e));
+        }
+        return results.map((r) => (errors.has(r) ? { error: errors.get(r) } : { moved: applied.get(r) ?? undefined }));
+      },
+      { lingerMs: BATCH_LINGER_MS },
+    );
+  }
 
+  /** Resolves once the result is applied: health written, confirming probe asked for, tables republished. */
   async applyProbe(result: StoredProbeResult): Promise<void> {
-    await this.step(result.lineId, async (tx, now) => {
-      const recent = await lineResultsSince(tx, result.lineId, new Date(now - LINE_SCORE_WINDOW_MS));
-      const score = lineScore(recent, now) ?? result.score;
-      return { type: "probe", result, lineScore: score };
-    });
+    const { error, moved } = await this.probes.add(result);
+    if (error) throw error;
+    // Outside the batch: the next batch need not wait for this one's republish.
+    if (moved) await this.afterTransition(moved);
+  }
+
+  /**
+   * Apply a batch: read the lines' health with their line-score inputs (one statement), run core's
+   * transitions, write health and events back (one statement) where nobody wrote meanwhile, and
+   * go again for the lines somebody did. For each line, its last result carries what to do next.
+   */
+  private async applyProbes(results: StoredProbeResult[], applied: Map<StoredProbeResult, Moved | null>): Promise<void> {
+    const snapshot = await this.registry.get();
+    const db = this.deps.database.db;
+    const byLine = new Map<string, StoredProbeResult[]>();
+    for (const r of results) {
+      if (!snapshot.lines.has(r.lineId)) {
+        applied.set(r, null); // deleted meanwhile
+        continue;
+      }
+      const list = byLine.get(r.lineId) ?? [];
+      list.push(r);
+      byLine.set(r.lineId, list);
+    }
+    let pending = [...byLine.keys()].sort();
+    if (pending.length === 0) return;
+    const missing = pending.filter((id) => !this.known.has(id));
+    if (missing.length > 0) {
+      const now = this.deps.clock.now();
+      await ensureLinesHealth(
+        db,
+        missing.map((id) => {
+          const adminState = snapshot.lines.get(id)!.adminState;
+          return { lineId: id, health: initialHealth(now, adminState) as never, state: adminState === "active" ? "healthy" : adminState, now: new Date(now) };
+        }),
+      );
+      for (const id of missing) this.known.add(id);
+    }
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > CAS_ATTEMPTS) throw new Error(`health of ${pending.length} line(s) kept changing under this batch`);
+      const now = this.deps.clock.now();
+      const rows = await readHealthForProbes(db, pending, new Date(now - LINE_SCORE_WINDOW_MS), new Date(now));
+      const read = new Set(rows.map((row) => row.lineId));
+      for (const id of pending) {
+        if (read.has(id)) continue;
+        this.known.delete(id); // gone (line deleted): nothing to apply
+        for (const r of byLine.get(id) ?? []) applied.set(r, null);
+      }
+      const writes: (LineHealthWrite & { lineId: string; expectedRevision: number })[] = [];
+      const eventRows: EventInsert[] = [];
+      const moved = new Map<string, Moved>();
+      for (const row of rows) {
+        const line = snapshot.lines.get(row.lineId)!;
+        const policy = this.policyOf(snapshot, line);
+        // core's lineScore over per-sample sums: n results of mean m count as one of weight w·n (Σ w·score is the same).
+        const score = lineScore(
+          row.sums.map((x) => ({ startedAt: now, score: x.scoreSum / x.count, weight: (Number.isFinite(x.weight) && x.weight > 0 ? x.weight : 0) * x.count })),
+          now,
+        );
+        const before = row.health as unknown as Health;
+        let health = before;
+        let revision = row.revision;
+        const effects: HealthEffect[] = [];
+        for (const result of byLine.get(row.lineId) ?? []) {
+          const step = transition(health, { type: "probe", result, lineScore: score ?? result.score }, policy, now);
+          revision++;
+          step.effects.forEach((e, i) => {
+            const ev = eventRow(line.id, line.name, e, now, `line:${line.id}:${revision}:${i}`);
+            if (ev) eventRows.push(ev);
+          });
+          effects.push(...step.effects);
+          health = step.health;
+        }
+        const tickAt = nextTickAt(health, policy);
+        writes.push({
+          lineId: line.id,
+          expectedRevision: row.revision,
+          health: health as never,
+          state: describeHealth(health, policy).state,
+          score: health.lineScore,
+          revision,
+          tickAt: tickAt === null ? null : new Date(tickAt),
+          updatedAt: new Date(now),
+        });
+        moved.set(line.id, { line, before, health, effects });
+      }
+      const written = await writeHealthIfUnchanged(db, writes, eventRows);
+      for (const id of written) {
+        const mine = byLine.get(id) ?? [];
+        mine.forEach((r, i) => applied.set(r, i === mine.length - 1 ? (moved.get(id) ?? null) : null));
+      }
+      pending = rows.map((row) => row.lineId).filter((id) => !written.has(id));
+    }
+  }
+
+  /** A line's health policy, worked out once per registry snapshot. */
+  private policyOf(snapshot: RegistrySnapshot, line: CachedLine): HealthPolicy {
+    if (this.policies?.snapshot !== snapshot) this.policies = { snapshot, byLine: new Map() };
+    let policy = this.policies.byLine.get(line.id);
+    if (!policy) {
+      policy = linePolicy(line, snapshot.routes);
+      this.policies.byLine.set(line.id, policy);
+    }
+    return policy;
   }
 
   async applyAdmin(lineId: string, adminState: AdminState): Promise<void> {
@@ -104,13 +248,18 @@ export class HealthService {
       return { before, health, effects };
     });
     if (!outcome) return;
+    await this.afterTransition({ line, ...outcome });
+  }
 
-    for (const e of outcome.effects) {
-      if (e.kind === "reprobe") await expediteProbe(db, lineId, e.sampleId, new Date(e.at), "confirm");
+  /** The effects that are not rows: confirming probes, and a republish when the line's weight or state moved. */
+  private async afterTransition({ line, before, health, effects }: Moved): Promise<void> {
+    const lineId = line.id;
+    for (const e of effects) {
+      if (e.kind === "reprobe") await expediteProbe(this.deps.database.db, lineId, e.sampleId, new Date(e.at), "confirm");
     }
-    const moved = weightFactor(outcome.before) !== weightFactor(outcome.health) || outcome.before.phase.state !== outcome.health.phase.state;
+    const moved = weightFactor(before) !== weightFactor(health) || before.phase.state !== health.phase.state;
     if (moved) {
-      const cause = outcome.effects.find((e) => e.kind === "weight_change" || e.kind === "state_change");
+      const cause = effects.find((e) => e.kind === "weight_change" || e.kind === "state_change");
       await this.publisher.recompute(
         line.routes.map((r) => r.route),
         cause && "reason" in cause ? { reason: `${line.name}: ${cause.reason}`, probeIds: cause.probeIds } : { reason: `${line.name}: health`, probeIds: [] },

@@ -1,19 +1,23 @@
 import { type Health, type Sample, isFastProbing, jitterOffsetMs, probeIntervalMs, sampleOffsetsMs } from "@linewatch/core";
 import {
-  type ScheduleRow,
+  type ClaimCompletion,
+  type ClaimedProbe,
+  type ProbeResultInsert,
   type StoredProbeResult,
-  claimDueProbes,
-  completeClaim,
+  claimDueProbesWithContext,
+  completeClaims,
   deleteScheduleRow,
   insertScheduleRows,
-  healthOfLines,
-  listSchedule,
+  listScheduleKeys,
+  storeProbeResults,
 } from "@linewatch/db";
 import pLimit from "p-limit";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
-import { type CachedLine, type RegistryCache, applicableSamples } from "../registry-cache";
-import { runProbe, probeTimeoutMs } from "./run-probe";
+import { type CachedLine, type RegistryCache, type RegistrySnapshot, applicableSamples } from "../registry-cache";
+import { BaselineCache } from "./baseline-cache";
+import { GroupCommit } from "./group-commit";
+import { probeTimeoutMs, sendAndScore } from "./run-probe";
 import { createProbeAgent } from "./send-probe";
 import { StallMeter } from "./stall-meter";
 
@@ -34,9 +38,30 @@ const HAND_BACK_ATTEMPTS = 120;
 /** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
 const isProbed = (line: CachedLine) => line.adminState !== "disabled";
 
+/** Under load, how long a batch of writes waits for more (results and reschedules, health). */
+export const BATCH_LINGER_MS = 100;
+
+/** A reconcile that finds the registry as the last one did skips the database, for at most this long. */
+const RECONCILE_FULL_MS = 60_000;
+
+/** What a probe leaves to store: its result (none when it could not run) and, if claimed, its claim to hand back. */
+interface Store {
+  input: ProbeResultInsert | null;
+  completion: ClaimCompletion | null;
+}
+
 /**
  * Sends probes: on schedule (claimed from the shared schedule, so replicas never double up) and on
  * demand. At most `maxInFlight` at once; each bounded by its timeout.
+ *
+ * The hot path is built for a thousand lines on a small share of one core (bench/probe-throughput):
+ * - one statement claims a batch and says, per probe, whether its line probes fast and whether
+ *   another replica stored a result the in-memory baseline lacks (then one more reads those);
+ * - a probe's baseline comes from memory (BaselineCache), not from the results table;
+ * - results and the claims they hand back are written in group commits: one statement per batch;
+ * - a slot is freed when the answer is scored, not when it is stored, and freed slots are refilled
+ *   at once while due work remains: throughput is bounded by `maxInFlight` ÷ latency, not by the
+ *   one-second tick.
  */
 export class Prober {
   readonly agent: Agent = createProbeAgent();
@@ -44,6 +69,17 @@ export class Prober {
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly stats_: ProberStats = { inFlight: 0, peakInFlight: 0, sent: 0 };
   private readonly running = new Set<Promise<unknown>>();
+  private readonly baselines = new BaselineCache();
+  private readonly stores: GroupCommit<Store, StoredProbeResult | null>;
+  /** The claim under way (ticks and refills take turns), and whether the last one left due work behind. */
+  private claiming: Promise<number> | null = null;
+  private moreDue = false;
+  /** Probes claimed or asked for and not yet sent, plus those being sent. */
+  private busy = 0;
+  private closed = false;
+  private leaseOf: { snapshot: RegistrySnapshot; ms: number } | null = null;
+  private samplesOf_: { snapshot: RegistrySnapshot; byLine: Map<string, Sample[]> } | null = null;
+  private reconciled: { want: Set<string>; at: number } | null = null;
   readonly replica: string;
 
   constructor(
@@ -54,6 +90,19 @@ export class Prober {
   ) {
     this.limit = pLimit(deps.config.maxInFlight);
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
+    const db = deps.database.db;
+    this.stores = new GroupCommit(
+      (items) =>
+        storeProbeResults(
+          db,
+          items.flatMap((i) => (i.input ? [i.input] : [])),
+          { replica: this.replica, items: items.flatMap((i) => (i.completion ? [i.completion] : [])) },
+        ).then((stored) => {
+          let k = 0;
+          return items.map((i) => (i.input ? (stored[k++] ?? null) : null));
+        }),
+      { lingerMs: BATCH_LINGER_MS },
+    );
   }
 
   stats(): ProberStats {
@@ -65,89 +114,214 @@ export class Prober {
     const snapshot = await this.registry.get();
     const line = snapshot.lines.get(lineId);
     if (!line) return [];
-    const samples = applicableSamples(line, snapshot.samples.values());
-    const results = await Promise.all(samples.map((sample) => this.limit(() => this.send(line, sample, "manual", null))));
+    const samples = this.samplesOf(snapshot, line);
+    await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
+    this.busy += samples.length;
+    const results = await Promise.all(
+      samples.map(async (sample) => {
+        const input = await this.send(line, sample, "manual", null);
+        return input ? this.store(line, sample, { input, completion: null }) : null;
+      }),
+    );
     return results.filter((r): r is StoredProbeResult => r !== null);
   }
 
   /**
    * Make the schedule match the registry: a row per (probed line, applicable sample), spread across
-   * the line's interval from a random start, and none for anything else.
+   * the line's interval from a random start, and none for anything else. When the registry asks
+   * for what it asked for last time, the database is left alone (at most RECONCILE_FULL_MS).
    */
   async reconcile(): Promise<void> {
     const db = this.deps.database.db;
     const snapshot = await this.registry.get();
     const now = this.deps.clock.now();
-    const existing = await listSchedule(db);
-    const have = new Set(existing.map((r) => `${r.lineId}/${r.sampleId}`));
-    const want = new Set<string>();
-    const inserts: { lineId: string; sampleId: string; nextAt: Date }[] = [];
+    const want = new Map<string, { lineId: string; sampleId: string; offset: number }>();
     for (const line of snapshot.lines.values()) {
       if (!isProbed(line)) continue;
-      const samples = applicableSamples(line, snapshot.samples.values());
+      const samples = this.samplesOf(snapshot, line);
       const interval = probeIntervalMs(line, samples.length);
       if (!Number.isFinite(interval)) continue;
       const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
-      samples.forEach((sample, k) => {
-        const key = `${line.id}/${sample.id}`;
-        want.add(key);
-        if (!have.has(key)) inserts.push({ lineId: line.id, sampleId: sample.id, nextAt: new Date(now + (offsets[k] ?? 0)) });
-      });
+      samples.forEach((sample, k) => want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 }));
     }
+    const last = this.reconciled;
+    if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k))) return;
+    const existing = await listScheduleKeys(db);
+    const have = new Set(existing.map((r) => `${r.lineId}/${r.sampleId}`));
+    const inserts = [...want.entries()].filter(([k]) => !have.has(k)).map(([, w]) => ({ lineId: w.lineId, sampleId: w.sampleId, nextAt: new Date(now + w.offset) }));
     await insertScheduleRows(db, inserts);
     for (const row of existing) {
       if (!want.has(`${row.lineId}/${row.sampleId}`)) await deleteScheduleRow(db, row.lineId, row.sampleId);
     }
+    this.baselines.retain((lineId, sampleId) => want.has(`${lineId}/${sampleId}`));
+    this.reconciled = { want: new Set(want.keys()), at: now };
   }
 
   /** One scheduler tick: claim what is due, as many as there are free slots, and send it. */
   async runDue(): Promise<number> {
-    const free = this.deps.config.maxInFlight - this.limit.activeCount - this.limit.pendingCount;
-    if (free <= 0) return 0;
-    const now = this.deps.clock.now();
-    const snapshot = await this.registry.get();
-    // The lease covers the longest timeout a probe may take, plus slack for storing the result.
-    const maxTimeout = Math.max(10_000, ...[...snapshot.lines.values()].map((l) => l.timeoutMs ?? 0), ...[...snapshot.samples.values()].map((s) => s.timeoutMs ?? 0));
-    const claimed = await claimDueProbes(this.deps.database.db, this.replica, new Date(now), new Date(now + maxTimeout + 30_000), free);
-    if (claimed.length === 0) return 0;
-    const fast = await this.fastLines(claimed.map((r) => r.lineId));
-    for (const row of claimed) {
-      const task = this.limit(() => this.runClaimed(row, fast.has(row.lineId)));
-      this.running.add(task);
-      void task.finally(() => this.running.delete(task));
+    // Ticks and refills take turns: one claim at a time, each for the slots free when it starts.
+    while (this.claiming) await this.claiming.catch(() => 0);
+    const claim = this.claimDue();
+    this.claiming = claim;
+    try {
+      return await claim;
+    } finally {
+      if (this.claiming === claim) this.claiming = null;
     }
+  }
+
+  private async claimDue(): Promise<number> {
+    const free = this.freeSlots();
+    if (free <= 0 || this.closed) return 0;
+    const now = this.deps.clock.now();
+    // The registry is read when there is something to send, not on every idle tick.
+    const leaseMs = this.leaseOf?.ms ?? this.leaseMs(await this.registry.get());
+    const claimed = await claimDueProbesWithContext(this.deps.database.db, this.replica, new Date(now), new Date(now + leaseMs), free);
+    this.busy += claimed.length; // each is let go when its probe is sent (send) or dropped (runClaimed)
+    // A full claim may have left due work behind: refill as slots free up.
+    this.moreDue = claimed.length === free;
+    if (claimed.length === 0) return 0;
+    this.leaseMs(await this.registry.get()); // for the next claim
+    const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
+    if (stale.length > 0) await this.syncBaselines(stale);
+    const at = this.deps.clock.now();
+    for (const row of claimed) this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth as unknown as Health, at)));
     return claimed.length;
   }
 
-  /** Which of these lines probe at the fast interval (after a trend alert, not in cooldown). */
-  private async fastLines(lineIds: string[]): Promise<Set<string>> {
-    const now = this.deps.clock.now();
-    const rows = await healthOfLines(this.deps.database.db, [...new Set(lineIds)]);
-    return new Set(rows.filter((r) => isFastProbing(r.health as unknown as Health, now)).map((r) => r.lineId));
+  /** Slots neither sending nor claimed to send. */
+  private freeSlots(): number {
+    return this.deps.config.maxInFlight - this.busy;
   }
 
-  private async runClaimed(row: ScheduleRow, fast: boolean): Promise<void> {
+  /**
+   * The lease covers the longest timeout a probe may take, plus slack for storing the result; kept
+   * per registry snapshot (a claim uses the one of the snapshot the previous claim saw).
+   */
+  private leaseMs(snapshot: RegistrySnapshot): number {
+    if (this.leaseOf?.snapshot !== snapshot) {
+      let max = 10_000;
+      for (const l of snapshot.lines.values()) max = Math.max(max, l.timeoutMs ?? 0);
+      for (const s of snapshot.samples.values()) max = Math.max(max, s.timeoutMs ?? 0);
+      this.leaseOf = { snapshot, ms: max + 30_000 };
+    }
+    return this.leaseOf.ms;
+  }
+
+  /** The samples that apply to a line, worked out once per registry snapshot. */
+  private samplesOf(snapshot: RegistrySnapshot, line: CachedLine): Sample[] {
+    if (this.samplesOf_?.snapshot !== snapshot) this.samplesOf_ = { snapshot, byLine: new Map() };
+    let samples = this.samplesOf_.byLine.get(line.id);
+    if (!samples) {
+      samples = applicableSamples(line, snapshot.samples.values());
+      this.samplesOf_.byLine.set(line.id, samples);
+    }
+    return samples;
+  }
+
+  /**
+   * A slot is free again: if the last claim left due work behind, claim again once a quarter of the
+   * slots is free (not one query per finished probe).
+   */
+  private release(): void {
+    this.busy--;
+    if (!this.moreDue || this.claiming || this.closed) return;
+    if (this.freeSlots() < Math.max(1, Math.ceil(this.deps.config.maxInFlight / 4)) && this.busy > 0) return;
+    this.track(
+      this.runDue().catch((error: unknown) => {
+        this.moreDue = false; // the next tick tries again
+        this.deps.logger.warn("cannot claim due probes", { error: String(error) });
+      }),
+    );
+  }
+
+  private track(task: Promise<unknown>): void {
+    this.running.add(task);
+    void task.finally(() => this.running.delete(task));
+  }
+
+  /** Bring the in-memory baselines of these pairs up to date (one query). A failure leaves them as they are. */
+  private async syncBaselines(pairs: { lineId: string; sampleId: string }[]): Promise<void> {
+    await this.baselines.sync(this.deps.database.db, pairs).catch((error: unknown) => this.deps.logger.warn("cannot read baselines", { error: String(error) }));
+  }
+
+  private async runClaimed(row: ClaimedProbe, fast: boolean): Promise<void> {
     const snapshot = await this.registry.get();
     const line = snapshot.lines.get(row.lineId);
     const sample = snapshot.samples.get(row.sampleId);
-    const db = this.deps.database.db;
     if (!line || !sample || !isProbed(line)) {
-      await deleteScheduleRow(db, row.lineId, row.sampleId);
+      this.release();
+      await deleteScheduleRow(this.deps.database.db, row.lineId, row.sampleId);
       return;
     }
     const slot = row.nextAt.getTime();
+    const input = await this.send(line, sample, row.trigger, slot);
+    const interval = probeIntervalMs(line, this.samplesOf(snapshot, line).length, { fast });
+    const now = this.deps.clock.now();
+    // Keep the cadence of regular slots; a confirming probe does not shift it. Never schedule into the past.
+    const base = row.trigger === "confirm" ? now : slot;
+    let next = base + interval;
+    if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
+    const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
+    await this.store(line, sample, { input, completion });
+  }
+
+  /**
+   * Send and score within the in-flight bound; the slot is free again as soon as the answer is
+   * scored (storing it is not the upstream's business). The caller has counted it in `busy`.
+   */
+  private async send(line: CachedLine, sample: Sample, trigger: string, slot: number | null): Promise<ProbeResultInsert | null> {
     try {
-      await this.send(line, sample, row.trigger, slot);
+      return await this.limit(() => this.probe(line, sample, trigger, slot));
+    } catch (error) {
+      this.deps.logger.error("probe failed to run", { line: line.name, sample: sample.name, timeoutMs: probeTimeoutMs(line, sample), error: String(error) });
+      return null;
     } finally {
-      const samples = applicableSamples(line, snapshot.samples.values());
-      const now = this.deps.clock.now();
-      const interval = probeIntervalMs(line, samples.length, { fast });
-      // Keep the cadence of regular slots; a confirming probe does not shift it. Never schedule into the past.
-      const base = row.trigger === "confirm" ? now : slot;
-      let next = base + interval;
-      if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
-      await this.handBack(() => completeClaim(db, this.replica, row.lineId, row.sampleId, row.nextAt, new Date(next)), line.name, sample.name);
+      this.release();
     }
+  }
+
+  private async probe(line: CachedLine, sample: Sample, trigger: string, slot: number | null): Promise<ProbeResultInsert> {
+    this.stats_.inFlight++;
+    this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
+    this.stats_.sent++;
+    this.stall.begin();
+    try {
+      const history = this.baselines.history(line.id, sample.id);
+      return await sendAndScore(this.deps, this.agent, { line, apiKey: line.apiKey, sample, trigger, slot }, history, this.stall);
+    } finally {
+      this.stall.end();
+      this.stats_.inFlight--;
+    }
+  }
+
+  /**
+   * Store a result with the claim it hands back (one group commit), then apply it (health,
+   * metrics). A claim that cannot be handed back is retried alone until the database takes it.
+   */
+  private async store(line: CachedLine, sample: Sample, item: Store): Promise<StoredProbeResult | null> {
+    let result: StoredProbeResult | null;
+    try {
+      result = await this.stores.add(item);
+    } catch (error) {
+      if (item.input) this.deps.logger.error("cannot store a probe result", { line: line.name, sample: sample.name, error: String(error) });
+      const completion = item.completion;
+      if (completion) await this.handBack(() => completeClaims(this.deps.database.db, this.replica, [completion]), line.name, sample.name);
+      return null;
+    }
+    if (!result) return null;
+    this.baselines.record(line.id, sample.id, {
+      startedAt: result.startedAt,
+      contentLength: result.contentLength,
+      latencyMs: result.latencyMs,
+      passed: result.passed,
+      contentHash: result.contentHash,
+      hardFailure: result.hardFailure,
+    });
+    await this.hooks.onResult(result).catch((error: unknown) =>
+      this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
+    );
+    return result;
   }
 
   /**
@@ -162,29 +336,9 @@ export class Prober {
         return;
       } catch (error) {
         if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, error: String(error) });
-        if (attempt >= HAND_BACK_ATTEMPTS) return;
+        if (this.closed || attempt >= HAND_BACK_ATTEMPTS) return;
         await new Promise((r) => setTimeout(r, 1_000));
       }
-    }
-  }
-
-  private async send(line: CachedLine, sample: Sample, trigger: string, slot: number | null): Promise<StoredProbeResult | null> {
-    this.stats_.inFlight++;
-    this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
-    this.stats_.sent++;
-    try {
-      const result = await runProbe(this.deps, this.agent, { line, apiKey: line.apiKey, sample, trigger, slot }, this.stall);
-      if (result) {
-        await this.hooks.onResult(result).catch((error: unknown) =>
-          this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
-        );
-      }
-      return result;
-    } catch (error) {
-      this.deps.logger.error("probe failed to run", { line: line.name, sample: sample.name, timeoutMs: probeTimeoutMs(line, sample), error: String(error) });
-      return null;
-    } finally {
-      this.stats_.inFlight--;
     }
   }
 
@@ -194,6 +348,7 @@ export class Prober {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.drain();
     this.stall.stop();
     await this.agent.close();

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type Line, type Sample, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, scoreProbe } from "@linewatch/core";
-import { type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
+import { type BaselineEntry, type Line, type Sample, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, scoreProbe } from "@linewatch/core";
+import { type ProbeResultInsert, type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { lineSecrets, redactOutcome } from "../secrets";
@@ -33,9 +33,23 @@ const hashContent = (content: string) => createHash("sha256").update(content).di
  * Returns null when another replica already stored the result of this slot.
  */
 export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent: Agent, job: ProbeJob, stall?: StallMeter): Promise<StoredProbeResult | null> {
-  const { line, sample } = job;
   const db = deps.database.db;
-  const history = await recentSampleResults(db, line.id, sample.id, BASELINE_WINDOW);
+  const history = await recentSampleResults(db, job.line.id, job.sample.id, BASELINE_WINDOW);
+  return insertProbeResult(db, await sendAndScore(deps, agent, job, history, stall));
+}
+
+/**
+ * Send one sample to one line and score the answer against `history` (the pair's latest results,
+ * newest first): the result to store. The prober keeps histories in memory and stores in batches.
+ */
+export async function sendAndScore(
+  deps: Pick<AppDeps, "clock">,
+  agent: Agent,
+  job: ProbeJob,
+  history: readonly BaselineEntry[],
+  stall?: StallMeter,
+): Promise<ProbeResultInsert> {
+  const { line, sample } = job;
   const startedAt = deps.clock.now();
   const nonce = `lw-${randomBytes(6).toString("hex")}`;
   const adapter = getAdapter(line.protocol);
@@ -70,7 +84,7 @@ export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent:
     baseline: computeBaseline(history),
   });
   const excerpt = (content ?? (outcome.status !== null ? outcome.bodyText : (errorMessage ?? ""))).slice(0, EXCERPT_CHARS);
-  return insertProbeResult(db, {
+  return {
     lineId: line.id,
     sampleId: sample.id,
     startedAt: new Date(startedAt),
@@ -88,5 +102,5 @@ export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent:
     tokens,
     slot: job.slot,
     trigger: job.trigger,
-  });
+  };
 }

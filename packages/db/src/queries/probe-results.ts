@@ -1,7 +1,8 @@
+import { randomUUID } from "node:crypto";
 import type { ErrorClass, ProbeResult, ScoreComponents } from "@linewatch/core";
 import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { probeResults, samples } from "../schema/index";
+import { probeResults, probeSchedule, samples } from "../schema/index";
 
 export type ProbeResultRow = typeof probeResults.$inferSelect;
 
@@ -42,6 +43,152 @@ export async function insertProbeResult(db: Db, input: ProbeResultInsert): Promi
     .onConflictDoNothing()
     .returning();
   return row ? toProbeResult(row) : null;
+}
+
+/**
+ * Rows as one JSON parameter, for `jsonb_to_recordset`: a batch of any size costs the driver and the
+ * ORM one string, not a parameter per value. Strings a text column would not take as JSON are
+ * mended the way the driver's UTF-8 encoding mends them: a lone surrogate (an answer cut inside an
+ * emoji) and NUL become U+FFFD.
+ */
+export function jsonRowsParam(rows: readonly object[]): string {
+  return JSON.stringify(rows).replace(/(?<!\\)((?:\\\\)*)\\u(?:d[89a-f][0-9a-f]{2}|0000)/g, "$1\\ufffd");
+}
+
+/** A string as a text column stores it through the driver: lone surrogates and NUL become U+FFFD. */
+const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]|\0/g, "\ufffd");
+
+/** The rows of a `db.execute` answer, whichever driver gave it. */
+export function executeRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
+}
+
+/**
+ * Insert many results in one statement (the prober's group commit). Each gets its id here, so the
+ * answer says exactly which were stored: null where a result for the same scheduled slot exists
+ * (another replica ran it). The stored results are the inputs as written (score is 0.1-rounded, so
+ * the `real` column gives it back unchanged).
+ */
+export function insertProbeResults(db: Db, inputs: ProbeResultInsert[]): Promise<(StoredProbeResult | null)[]> {
+  return storeProbeResults(db, inputs, null);
+}
+
+/** A claimed probe handed back with its next due time (see completeClaim). */
+export interface ClaimCompletion {
+  lineId: string;
+  sampleId: string;
+  claimedAt: Date;
+  nextAt: Date;
+}
+
+/**
+ * insertProbeResults, and in the same statement hand `reschedule.items` back (completeClaim's rule:
+ * only the claimant's rows; a row whose next_at moved since the claim keeps it and is only released).
+ */
+export async function storeProbeResults(
+  db: Db,
+  inputs: ProbeResultInsert[],
+  reschedule: { replica: string; items: ClaimCompletion[] } | null,
+): Promise<(StoredProbeResult | null)[]> {
+  const completions = reschedule?.items ?? [];
+  if (inputs.length === 0 && completions.length === 0) return [];
+  // As stored, so the results handed back are the rows as the table has them.
+  const withIds = inputs.map((input) => ({ ...input, excerpt: wellFormed(input.excerpt), reasons: input.reasons.map(wellFormed), id: randomUUID() }));
+  const results = jsonRowsParam(
+    withIds.map((r) => ({
+      id: r.id,
+      line_id: r.lineId,
+      sample_id: r.sampleId,
+      started_at: r.startedAt.toISOString(),
+      latency_ms: r.latencyMs,
+      status: r.status,
+      error_class: r.errorClass,
+      hard_failure: r.hardFailure,
+      passed: r.passed,
+      score: r.score,
+      components: r.components,
+      content_length: r.contentLength,
+      content_hash: r.contentHash,
+      excerpt: r.excerpt,
+      reasons: r.reasons,
+      tokens: r.tokens,
+      slot: r.slot,
+      trigger: r.trigger,
+    })),
+  );
+  const done = jsonRowsParam(completions.map((c) => ({ line_id: c.lineId, sample_id: c.sampleId, claimed_at: c.claimedAt.toISOString(), next_at: c.nextAt.toISOString() })));
+  const result = await db.execute(sql`
+    with ins as (
+      insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, content_hash, excerpt, reasons, tokens, slot, trigger)
+      select id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, content_hash, excerpt, reasons, tokens, slot, trigger
+      from jsonb_to_recordset(${results}::jsonb) as x(id uuid, line_id uuid, sample_id uuid, started_at timestamptz, latency_ms integer, status integer, error_class text, hard_failure boolean, passed boolean, score real, components jsonb, content_length integer, content_hash text, excerpt text, reasons jsonb, tokens integer, slot bigint, trigger text)
+      on conflict do nothing
+      returning id),
+    done as (
+      update ${probeSchedule} as s
+      set next_at = case when s.next_at = v.claimed_at then v.next_at else s.next_at end,
+          trigger = case when s.next_at = v.claimed_at then 'schedule' else s.trigger end,
+          claimed_by = null, claimed_until = null
+      from jsonb_to_recordset(${done}::jsonb) as v(line_id uuid, sample_id uuid, claimed_at timestamptz, next_at timestamptz)
+      where s.line_id = v.line_id and s.sample_id = v.sample_id and s.claimed_by = ${reschedule?.replica ?? null}
+      returning 1)
+    select coalesce(json_agg(id), '[]'::json)::text as ids from ins`);
+  const ids = JSON.parse(executeRows<{ ids: string }>(result)[0]?.ids ?? "[]") as string[];
+  const stored = new Set(ids);
+  return withIds.map(({ slot: _slot, startedAt, ...r }) => (stored.has(r.id) ? { ...r, startedAt: startedAt.getTime() } : null));
+}
+
+/** What a baseline needs of a past result, and when it started (ms). */
+export interface BaselineRow {
+  lineId: string;
+  sampleId: string;
+  startedAt: number;
+  contentLength: number;
+  latencyMs: number;
+  passed: boolean;
+  contentHash: string | null;
+  hardFailure: boolean;
+}
+
+/**
+ * The baseline inputs of many (line, sample)s in one query: for each, its latest `limit` results
+ * that started after `after` (all of its latest when `after` is null), newest first. Only the five
+ * columns a baseline reads, so a prober keeping baselines in memory pays little to stay in step
+ * with the results other replicas stored.
+ */
+export async function sampleHistories(db: Db, keys: { lineId: string; sampleId: string; after: Date | null }[], limit: number): Promise<BaselineRow[]> {
+  if (keys.length === 0) return [];
+  const param = jsonRowsParam(keys.map((k) => ({ line_id: k.lineId, sample_id: k.sampleId, after: k.after === null ? null : k.after.toISOString() })));
+  const result = await db.execute(sql`
+    select k.line_id, k.sample_id, r.started_at, r.content_length, r.latency_ms, r.passed, r.content_hash, r.hard_failure
+    from jsonb_to_recordset(${param}::jsonb) as k(line_id uuid, sample_id uuid, after timestamptz)
+    cross join lateral (
+      select started_at, content_length, latency_ms, passed, content_hash, hard_failure from ${probeResults}
+      where line_id = k.line_id and sample_id = k.sample_id and (k.after is null or started_at > k.after)
+      order by started_at desc
+      limit ${limit}
+    ) r
+    order by k.line_id, k.sample_id, r.started_at desc`);
+  const rows = executeRows<{
+    line_id: string;
+    sample_id: string;
+    started_at: string | Date;
+    content_length: number;
+    latency_ms: number;
+    passed: boolean;
+    content_hash: string | null;
+    hard_failure: boolean;
+  }>(result);
+  return rows.map((r) => ({
+    lineId: r.line_id,
+    sampleId: r.sample_id,
+    startedAt: new Date(r.started_at).getTime(),
+    contentLength: Number(r.content_length),
+    latencyMs: Number(r.latency_ms),
+    passed: r.passed,
+    contentHash: r.content_hash,
+    hardFailure: r.hard_failure,
+  }));
 }
 
 /** A (line, sample)'s latest results, newest first: the input of its baseline. */

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { probeSchedule } from "../schema/index";
+import { lineHealth, probeResults, probeSchedule } from "../schema/index";
+import { type ClaimCompletion, executeRows, jsonRowsParam } from "./probe-results";
 
 export interface ScheduleRow {
   lineId: string;
@@ -11,6 +12,11 @@ export interface ScheduleRow {
 
 export async function listSchedule(db: Db): Promise<ScheduleRow[]> {
   return db.select({ lineId: probeSchedule.lineId, sampleId: probeSchedule.sampleId, nextAt: probeSchedule.nextAt, trigger: probeSchedule.trigger }).from(probeSchedule);
+}
+
+/** Which (line, sample) pairs have a schedule row: what reconciling needs, without the rest of the row. */
+export async function listScheduleKeys(db: Db): Promise<{ lineId: string; sampleId: string }[]> {
+  return db.select({ lineId: probeSchedule.lineId, sampleId: probeSchedule.sampleId }).from(probeSchedule);
 }
 
 export async function insertScheduleRows(db: Db, rows: { lineId: string; sampleId: string; nextAt: Date }[]): Promise<void> {
@@ -42,24 +48,85 @@ export async function claimDueProbes(db: Db, replica: string, now: Date, leaseUn
   return rows.map((r) => ({ lineId: r.line_id, sampleId: r.sample_id, nextAt: new Date(r.next_at), trigger: r.trigger }));
 }
 
+/** A claimed probe with what the prober needs to send it, read in the claiming statement. */
+export interface ClaimedProbe extends ScheduleRow {
+  /** When the pair's newest stored result started (ms), null when it has none: is a baseline kept in memory still current? */
+  newestResultAt: number | null;
+  /** The line's health if it has a fast-probing deadline set; null otherwise (it cannot be probing fast). */
+  fastHealth: Record<string, unknown> | null;
+}
+
+/**
+ * claimDueProbes, and in the same statement for each claimed probe the start of its pair's newest
+ * result and, when it may be probing fast, its line's health: one round trip per claimed batch.
+ */
+export async function claimDueProbesWithContext(db: Db, replica: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedProbe[]> {
+  if (limit <= 0) return [];
+  const result = await db.execute(sql`
+    with c as (
+      update ${probeSchedule} set claimed_by = ${replica}, claimed_until = ${leaseUntil.toISOString()}::timestamptz
+      where (line_id, sample_id) in (
+        select line_id, sample_id from ${probeSchedule}
+        where next_at <= ${now.toISOString()}::timestamptz
+          and (claimed_until is null or claimed_until < ${now.toISOString()}::timestamptz)
+        order by next_at
+        limit ${limit}
+        for update skip locked)
+      returning line_id, sample_id, next_at, trigger)
+    select coalesce(json_agg(json_build_object(
+      'lineId', c.line_id, 'sampleId', c.sample_id, 'nextAt', c.next_at, 'trigger', c.trigger,
+      'newestResultAt', (select max(r.started_at) from ${probeResults} r where r.line_id = c.line_id and r.sample_id = c.sample_id),
+      'fastHealth', case when h.health->>'fastProbeUntil' is not null then h.health end)), '[]'::json)::text as rows
+    from c left join ${lineHealth} h on h.line_id = c.line_id`);
+  const rows = JSON.parse(executeRows<{ rows: string }>(result)[0]?.rows ?? "[]") as {
+    lineId: string;
+    sampleId: string;
+    nextAt: string;
+    trigger: string;
+    newestResultAt: string | null;
+    fastHealth: Record<string, unknown> | null;
+  }[];
+  return rows.map((r) => ({
+    lineId: r.lineId,
+    sampleId: r.sampleId,
+    nextAt: new Date(r.nextAt),
+    trigger: r.trigger,
+    newestResultAt: r.newestResultAt === null ? null : new Date(r.newestResultAt).getTime(),
+    fastHealth: r.fastHealth,
+  }));
+}
+
 /** Hand a claimed probe back with its next due time. Only the claimant may (a lost lease is a no-op). */
 export async function completeClaim(db: Db, replica: string, lineId: string, sampleId: string, claimedAt: Date, nextAt: Date): Promise<void> {
+  // One statement: SET sees the row as it was, so a confirming probe asked for meanwhile (next_at
+  // moved off the claimed slot) keeps its earlier next_at and trigger, and the claim is released.
+  const unmoved = sql`${probeSchedule.nextAt} = ${claimedAt.toISOString()}::timestamptz`;
   await db
     .update(probeSchedule)
-    .set({ nextAt, trigger: "schedule", claimedBy: null, claimedUntil: null })
-    .where(
-      and(
-        eq(probeSchedule.lineId, lineId),
-        eq(probeSchedule.sampleId, sampleId),
-        eq(probeSchedule.claimedBy, replica),
-        // A confirming probe asked for meanwhile (earlier next_at) wins over the regular cadence.
-        eq(probeSchedule.nextAt, claimedAt),
-      ),
-    );
-  await db
-    .update(probeSchedule)
-    .set({ claimedBy: null, claimedUntil: null })
+    .set({
+      nextAt: sql`case when ${unmoved} then ${nextAt.toISOString()}::timestamptz else ${probeSchedule.nextAt} end`,
+      trigger: sql`case when ${unmoved} then 'schedule' else ${probeSchedule.trigger} end`,
+      claimedBy: null,
+      claimedUntil: null,
+    })
     .where(and(eq(probeSchedule.lineId, lineId), eq(probeSchedule.sampleId, sampleId), eq(probeSchedule.claimedBy, replica)));
+}
+
+/**
+ * Hand many claimed probes back in one statement, each with its next due time: what completeClaim
+ * does for one. Only the claimant's rows change; a row whose next_at moved since the claim (a
+ * confirming probe asked for meanwhile) keeps it and its trigger, and is only released.
+ */
+export async function completeClaims(db: Db, replica: string, items: ClaimCompletion[]): Promise<void> {
+  if (items.length === 0) return;
+  const param = jsonRowsParam(items.map((i) => ({ line_id: i.lineId, sample_id: i.sampleId, claimed_at: i.claimedAt.toISOString(), next_at: i.nextAt.toISOString() })));
+  await db.execute(sql`
+    update ${probeSchedule} as s
+    set next_at = case when s.next_at = v.claimed_at then v.next_at else s.next_at end,
+        trigger = case when s.next_at = v.claimed_at then 'schedule' else s.trigger end,
+        claimed_by = null, claimed_until = null
+    from jsonb_to_recordset(${param}::jsonb) as v(line_id uuid, sample_id uuid, claimed_at timestamptz, next_at timestamptz)
+    where s.line_id = v.line_id and s.sample_id = v.sample_id and s.claimed_by = ${replica}`);
 }
 
 /** Bring a (line, sample)'s next probe forward to `at` (never later than it already is). */
