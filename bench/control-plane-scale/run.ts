@@ -1,6 +1,6 @@
 // Control-plane scale: what one control plane answers and holds, and what a second replica adds.
 // Every figure comes with a baseline measured in the same run. 127.0.0.1 only; every part is
-// bounded in count and time (about 3 minutes in all; --quick about 1).
+// bounded in count and time (about 6 minutes in all; --quick about 3).
 //
 //   npx tsx bench/control-plane-scale/run.ts [--quick] [--json out.json] [--parts tables,longpoll,publish,replicas]
 //
@@ -10,7 +10,8 @@
 //              before and while they wait, and how fast all 1000 wake on one publish.
 // 3. publish   recompute + publish the tables of 100 routes over 10,000 lines (in this process), next
 //              to core's computeTable alone on the same members.
-// 4. replicas  probes/s with two replicas vs one, on one PostgreSQL, lab lines answering at once.
+// 4. replicas  probes/s with two replicas vs one, on one PostgreSQL: lab lines answering at once
+//              (CPU-bound) and answering in 500 ms (bound by each replica's in-flight slots).
 //
 // Databases: PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), in a
 // database the run creates and drops; --db pglite runs parts 1–3 on embedded PGlite (part 4 needs
@@ -18,7 +19,7 @@
 // child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -48,7 +49,7 @@ const { values: args } = parseArgs({
     waiters: { type: "string", default: "1000" },
     "publish-lines": { type: "string", default: "10000" },
     "publish-routes": { type: "string", default: "100" },
-    "replica-lines": { type: "string", default: "200" },
+    "replica-lines": { type: "string", default: "400" },
     "max-in-flight": { type: "string", default: "32" },
   },
 });
@@ -164,6 +165,30 @@ async function api(url: string, path: string, init: { method?: string; json?: un
 const cpuMs = (pid: number) => {
   const f = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
   return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, at 100 ticks/s
+};
+
+/** Busy and total jiffies of the whole machine (/proc/stat), to tell a saturated machine from an idle one. */
+const machineJiffies = () => {
+  const f = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (f[3] ?? 0) + (f[4] ?? 0);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+};
+
+/** CPU ms of each PostgreSQL server process on this machine, by pid (every database's: others' too). */
+const postgresCpuMs = () => {
+  const byPid = new Map<string, number>();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (!stat.includes("(postgres)")) continue;
+      const f = stat.split(") ")[1]!.split(" ");
+      byPid.set(pid, ((Number(f[11]) + Number(f[12])) * 1000) / 100);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return byPid;
 };
 
 // ---- load -------------------------------------------------------------------------------------
@@ -457,79 +482,110 @@ async function publishAtScale() {
 }
 
 // ---- 4: probes per second, one replica vs two ---------------------------------------------------------
+interface Scenario {
+  name: string;
+  lines: number;
+  latencyMs: number;
+  inFlight: number;
+}
+
 async function replicas() {
   if (!usePg) {
     out("\n## replicas: skipped (needs PostgreSQL; run without --db pglite)");
     return;
   }
-  const nLines = Math.max(1, Math.min(1000, Number(args["replica-lines"])));
-  const inFlight = Number(args["max-in-flight"]);
+  // Instant upstreams: the replicas' (and the machine's) CPU is the limit. Slow upstreams, as LLMs
+  // are: each replica's in-flight slots are the limit, which is what a second replica adds to.
+  const scenarios: Scenario[] = [
+    { name: "instant upstreams", lines: Math.max(1, Math.min(1000, Number(args["replica-lines"]))), latencyMs: 0, inFlight: Number(args["max-in-flight"]) },
+    { name: "upstreams answering in 500 ms", lines: 100, latencyMs: 500, inFlight: 8 },
+  ];
   const windowSec = quick ? 10 : 15;
   const warmSec = 5;
-  out(`\n## replicas: ${nLines} lab lines answering at once, probeIntervalSec 1 (demand far above capacity), LINEWATCH_MAX_IN_FLIGHT=${inFlight}, ${windowSec} s window after ${warmSec} s`);
-  const fresh = await freshDatabase();
-  const lab: Lab = await startLab({ lines: Array.from({ length: nLines }, (_, i) => ({ name: `lab-${i}` })) });
-  const database = await fresh.open();
-  const env = { ...fresh.env, LINEWATCH_MAX_IN_FLIGHT: String(inFlight) };
-  try {
-    // Register the lines with the scheduler off, so the first measured replica starts from zero.
-    const setup = await startChild({ ...env, LINEWATCH_SCHEDULER: "false" });
-    // Ten routes: a table publish holds its route's lock, so one route would serialise every replica.
-    for (let r = 0; r < 10; r++) await api(setup.url, "/v1/routes", { method: "POST", json: { name: `chat-${r}` } });
-    for (let i = 0; i < nLines; i++) {
-      await api(setup.url, "/v1/lines", { method: "POST", json: { name: `lab-${i}`, tier: "paid", protocol: "openai-chat", baseUrl: lab.baseUrl(`lab-${i}`), model: "lab-model", probeIntervalSec: 1, routes: [{ route: `chat-${i % 10}`, weight: 1 }] } });
-    }
-    await setup.stop();
-
-    const count = async (from: Date, to: Date) => {
-      const rows = (await database.db.execute(sql`select count(*)::int as n from probe_results where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz`)) as unknown;
-      const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { n: number }[];
-      return list[0]?.n ?? 0;
-    };
-    const measure = async (replicaCount: number) => {
-      const cps = await Promise.all(Array.from({ length: replicaCount }, (_, k) => startChild({ ...env, LINEWATCH_REPLICA_ID: `bench-${replicaCount}-${k}` })));
-      try {
-        await new Promise((r) => setTimeout(r, warmSec * 1000));
-        const cpu0 = cps.map((c) => cpuMs(c.pid));
-        const lab0 = process.cpuUsage();
-        const from = new Date();
-        await new Promise((r) => setTimeout(r, windowSec * 1000));
-        const to = new Date();
-        const cpu = cps.map((c, k) => cpuMs(c.pid) - cpu0[k]!);
-        const labCpu = process.cpuUsage(lab0);
-        await new Promise((r) => setTimeout(r, 1000)); // results of probes started in the window land
-        const n = await count(from, to);
-        return { replicas: replicaCount, probes: n, probesPerSec: round(n / windowSec, 1), cpuMsPerProbe: round(cpu.reduce((a, b) => a + b, 0) / Math.max(n, 1), 2), cpuShare: cpu.map((c) => round(c / (windowSec * 1000), 2)), labCpuShare: round((labCpu.user + labCpu.system) / 1000 / (windowSec * 1000), 2) };
-      } finally {
-        await Promise.all(cps.map((c) => c.stop()));
+  const rounds = quick ? 1 : 2;
+  out(`\n## replicas: lab lines, probeIntervalSec 1 (demand far above capacity), ${windowSec} s window after ${warmSec} s, ${rounds} rounds of one then two replicas`);
+  const all: Record<string, unknown>[] = [];
+  for (const sc of scenarios) {
+    out(`  ${sc.name}: ${sc.lines} lines, LINEWATCH_MAX_IN_FLIGHT=${sc.inFlight}`);
+    const fresh = await freshDatabase();
+    const lab: Lab = await startLab({ lines: Array.from({ length: sc.lines }, (_, i) => ({ name: `lab-${i}`, baseLatencyMs: sc.latencyMs })) });
+    const database = await fresh.open();
+    const env = { ...fresh.env, LINEWATCH_MAX_IN_FLIGHT: String(sc.inFlight) };
+    try {
+      // Register the lines with the scheduler off, so the first measured replica starts from zero.
+      const setup = await startChild({ ...env, LINEWATCH_SCHEDULER: "false" });
+      // Ten routes: a table publish holds its route's lock, so one route would serialise every replica.
+      for (let r = 0; r < 10; r++) await api(setup.url, "/v1/routes", { method: "POST", json: { name: `chat-${r}` } });
+      for (let i = 0; i < sc.lines; i++) {
+        await api(setup.url, "/v1/lines", { method: "POST", json: { name: `lab-${i}`, tier: "paid", protocol: "openai-chat", baseUrl: lab.baseUrl(`lab-${i}`), model: "lab-model", probeIntervalSec: 1, routes: [{ route: `chat-${i % 10}`, weight: 1 }] } });
       }
-    };
-    // Rounds alternate one and two replicas, so a change in the machine's load hits both alike.
-    const rounds = quick ? 1 : 2;
-    const ones: Awaited<ReturnType<typeof measure>>[] = [];
-    const twos: Awaited<ReturnType<typeof measure>>[] = [];
-    for (let k = 0; k < rounds; k++) {
-      const one = await measure(1);
-      ones.push(one);
-      out(`  round ${k + 1}, 1 replica:  ${one.probesPerSec} probes/s (${one.probes} in ${windowSec} s), ${one.cpuMsPerProbe} ms CPU per probe, CPU share ${one.cpuShare.join(" + ")} (lab ${one.labCpuShare})`);
-      const two = await measure(2);
-      twos.push(two);
-      out(`  round ${k + 1}, 2 replicas: ${two.probesPerSec} probes/s (${two.probes} in ${windowSec} s), ${two.cpuMsPerProbe} ms CPU per probe, CPU share ${two.cpuShare.join(" + ")} (lab ${two.labCpuShare})`);
+      await setup.stop();
+
+      const count = async (from: Date, to: Date) => {
+        const rows = (await database.db.execute(sql`select count(*)::int as n from probe_results where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz`)) as unknown;
+        const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { n: number }[];
+        return list[0]?.n ?? 0;
+      };
+      const measure = async (replicaCount: number) => {
+        const cps = await Promise.all(Array.from({ length: replicaCount }, (_, k) => startChild({ ...env, LINEWATCH_REPLICA_ID: `bench-${replicaCount}-${k}` })));
+        try {
+          await new Promise((r) => setTimeout(r, warmSec * 1000));
+          const cpu0 = cps.map((c) => cpuMs(c.pid));
+          const lab0 = process.cpuUsage();
+          const pg0 = postgresCpuMs();
+          const m0 = machineJiffies();
+          const from = new Date();
+          await new Promise((r) => setTimeout(r, windowSec * 1000));
+          const to = new Date();
+          const cpu = cps.map((c, k) => cpuMs(c.pid) - cpu0[k]!);
+          const labCpu = process.cpuUsage(lab0);
+          const pg1 = postgresCpuMs();
+          const pgCpu = [...pg1].reduce((a, [pid, ms]) => a + (pg0.has(pid) ? ms - pg0.get(pid)! : 0), 0);
+          const m1 = machineJiffies();
+          await new Promise((r) => setTimeout(r, 1000)); // results of probes started in the window land
+          const n = await count(from, to);
+          const share = (ms: number) => round(ms / (windowSec * 1000), 2);
+          return {
+            replicas: replicaCount,
+            probes: n,
+            probesPerSec: round(n / windowSec, 1),
+            cpuMsPerProbe: round(cpu.reduce((a, b) => a + b, 0) / Math.max(n, 1), 2),
+            cpuShare: cpu.map(share),
+            labCpuShare: share((labCpu.user + labCpu.system) / 1000),
+            postgresCpuShare: share(pgCpu),
+            machineBusy: round((m1.busy - m0.busy) / Math.max(1, m1.total - m0.total), 2),
+          };
+        } finally {
+          await Promise.all(cps.map((c) => c.stop()));
+        }
+      };
+      const line = (k: number, m: Awaited<ReturnType<typeof measure>>) =>
+        out(
+          `    round ${k + 1}, ${m.replicas} replica${m.replicas > 1 ? "s" : " "}: ${String(m.probesPerSec).padStart(6)} probes/s, ${m.cpuMsPerProbe} ms CPU per probe; CPU share: control plane ${m.cpuShare.join(" + ")}, lab ${m.labCpuShare}, PostgreSQL ${m.postgresCpuShare}; machine ${Math.round(m.machineBusy * 100)}% busy`,
+        );
+      // Rounds alternate one and two replicas, so a change in the machine's load hits both alike.
+      const ones: Awaited<ReturnType<typeof measure>>[] = [];
+      const twos: Awaited<ReturnType<typeof measure>>[] = [];
+      for (let k = 0; k < rounds; k++) {
+        ones.push(await measure(1));
+        line(k, ones.at(-1)!);
+        twos.push(await measure(2));
+        line(k, twos.at(-1)!);
+      }
+      const mean = (xs: { probesPerSec: number }[]) => round(xs.reduce((a, x) => a + x.probesPerSec, 0) / xs.length, 1);
+      const dupRows = (await database.db.execute(
+        sql`select count(*)::int as n from (select line_id, sample_id, slot from probe_results where slot is not null group by 1, 2, 3 having count(*) > 1) d`,
+      )) as unknown;
+      const duplicates = ((Array.isArray(dupRows) ? dupRows : (dupRows as { rows: unknown[] }).rows) as { n: number }[])[0]?.n ?? 0;
+      const r = { ...sc, windowSec, one: { probesPerSec: mean(ones), rounds: ones }, two: { probesPerSec: mean(twos), rounds: twos }, ratio: round(mean(twos) / Math.max(mean(ones), 0.1), 2), duplicateSlots: duplicates };
+      all.push(r);
+      out(`    mean: 1 replica ${r.one.probesPerSec}, 2 replicas ${r.two.probesPerSec} probes/s; two ÷ one: ${r.ratio}×; (line, sample, slot) probed twice: ${duplicates}`);
+    } finally {
+      await database.close();
+      await lab.close();
     }
-    const mean = (xs: { probesPerSec: number }[]) => round(xs.reduce((a, x) => a + x.probesPerSec, 0) / xs.length, 1);
-    const one = { probesPerSec: mean(ones), rounds: ones };
-    const two = { probesPerSec: mean(twos), rounds: twos };
-    const dupRows = (await database.db.execute(
-      sql`select count(*)::int as n from (select line_id, sample_id, slot from probe_results where slot is not null group by 1, 2, 3 having count(*) > 1) d`,
-    )) as unknown;
-    const duplicates = ((Array.isArray(dupRows) ? dupRows : (dupRows as { rows: unknown[] }).rows) as { n: number }[])[0]?.n ?? 0;
-    const r = { lines: nLines, maxInFlight: inFlight, windowSec, one, two, ratio: round(two.probesPerSec / Math.max(one.probesPerSec, 0.1), 2), duplicateSlots: duplicates };
-    results.replicas = r;
-    out(`  mean: 1 replica ${one.probesPerSec}, 2 replicas ${two.probesPerSec} probes/s; two ÷ one: ${r.ratio}×; (line, sample, slot) probed twice: ${duplicates}`);
-  } finally {
-    await database.close();
-    await lab.close();
   }
+  results.replicas = all;
 }
 
 // ---- main ---------------------------------------------------------------------------------------
