@@ -1,5 +1,5 @@
 import type { AdminState } from "@linewatch/core";
-import { type StoredProbeResult, deleteOldProbeResults, listRouteRows, releaseClaimsOf } from "@linewatch/db";
+import { REWRITTEN_TABLES, type StoredProbeResult, deleteOldProbeResults, listRouteRows, probeResults, releaseClaimsOf, vacuumTables } from "@linewatch/db";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
@@ -70,16 +70,32 @@ export class Engine {
     await this.publisher.recompute(routes, { reason: `admin: ${adminState}`, probeIds: [] });
   }
 
-  /** Retention: delete old probe results in small batches so probes are never blocked for long. */
+  /**
+   * Retention: delete old probe results in small batches so probes are never blocked for long. On
+   * the embedded database the space they held is then vacuumed for reuse (see vacuumEmbedded).
+   */
   async pruneProbeResults(batch = 1000): Promise<number> {
     const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
     let total = 0;
     for (;;) {
       const n = await deleteOldProbeResults(this.deps.database.db, before, batch);
       total += n;
-      if (n < batch) return total;
+      if (n < batch) break;
       await new Promise((r) => setImmediate(r));
     }
+    if (total > 0) await this.vacuumEmbedded([probeResults]);
+    return total;
+  }
+
+  /**
+   * PGlite runs no autovacuum: without this, each probe's schedule and health updates leave dead
+   * rows that are never reclaimed, and the data directory grows for as long as the control plane
+   * runs. PostgreSQL's autovacuum does it there, so this does nothing on PostgreSQL.
+   */
+  async vacuumEmbedded(tables = REWRITTEN_TABLES): Promise<boolean> {
+    if (this.deps.database.driver !== "pglite") return false;
+    await vacuumTables(this.deps.database.db, tables);
+    return true;
   }
 
   async stop(): Promise<void> {

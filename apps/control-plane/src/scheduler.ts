@@ -35,7 +35,8 @@ const cronLogger = (logger: Logger) => ({
 
 /**
  * node-cron wiring only. Every second: send the probes that are due and apply time-driven health
- * transitions; every 10 s: reconcile the schedule with the registry; every 10 min: retention.
+ * transitions; every 10 s: reconcile the schedule with the registry; every minute: vacuum the
+ * embedded database's rewritten tables (PGlite has no autovacuum); every 10 min: retention.
  * `noOverlap` keeps a slow tick (a dead database) from piling up behind itself.
  */
 export function startScheduler(engine: Engine): { stop(): Promise<void> } {
@@ -48,6 +49,7 @@ export function startScheduler(engine: Engine): { stop(): Promise<void> } {
     job("probe tick", "* * * * * *", () => engine.tick()),
     job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
     job("retention", "17 */10 * * * *", () => engine.pruneProbeResults()),
+    job("embedded vacuum", "41 * * * * *", () => engine.vacuumEmbedded()),
   ];
   return {
     stop: async () => {

@@ -9,3 +9,4 @@ export * from "./health";
 export * from "./tables";
 export * from "./events";
 export * from "./dashboard";
+export * from "./maintenance";
