@@ -1,10 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { type Lab, startLab } from "@linewatch/lab";
-import { Registry } from "prom-client";
+import { Gauge, Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../../../apps/control-plane/src/metrics";
 import { createLine, createRoute, eventually, probeNow } from "../../helpers/api";
 import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { ManualClock } from "../../helpers/manual-clock";
 
 // GET /metrics: checked by promtool (Debian's `prometheus` package; .ci/run installs it) and by a
 // strict parser of the text format written here, which also lets the tests read the values.
@@ -277,6 +278,32 @@ describe("GET /metrics", () => {
     expect(fieldsSum / 12).toBeGreaterThan(0.9);
     expect(valueOf(families, "linewatch_probe_tokens_total", { line: "good" })).toBeGreaterThan(0);
     expect(valueOf(families, "linewatch_probes_in_flight", {})).toBe(0);
+    // Probes asked for by hand have no due time, so no lateness.
+    expect(valueOf(families, "linewatch_probe_lateness_seconds", {}, "linewatch_probe_lateness_seconds_count")).toBe(0);
+  });
+
+  it("observes how late each claimed probe started after its due time", async () => {
+    const clock = new ManualClock();
+    const behind = await startTestControlPlane({ clock });
+    try {
+      await createRoute(behind, "chat");
+      // Its 4 slots fall within the first 40 s (its interval): a random start, then every 10 s, wrapped.
+      await createLine(behind, { name: "good", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 40 });
+      clock.advance(100_000); // a control plane that could not send for 100 s
+      await behind.engine.tick();
+      await behind.engine.prober.drain();
+      const { families } = await scrape(behind);
+      const metric = "linewatch_probe_lateness_seconds";
+      expect(valueOf(families, metric, {}, `${metric}_count`)).toBe(4);
+      const sum = valueOf(families, metric, {}, `${metric}_sum`)!;
+      expect(sum).toBeGreaterThan(4 * 60);
+      expect(sum).toBeLessThanOrEqual(4 * 100);
+      expect(valueOf(families, metric, { le: "60" }, `${metric}_bucket`)).toBe(0);
+      expect(valueOf(families, metric, { le: "120" }, `${metric}_bucket`)).toBe(4);
+    } finally {
+      await behind.stop();
+      await behind.testDb.dispose();
+    }
   });
 
   it("reports line state, score, weight factor and the published table as the API does", async () => {
@@ -373,6 +400,15 @@ describe("GET /metrics", () => {
 });
 
 describe("createMetrics", () => {
+  it("spells NaN as the format does (prom-client 15.1.3 writes Nan: patches/prom-client+15.1.3.patch)", async () => {
+    // The event-loop lag's stddev is NaN when two scrapes come within its 10 ms resolution.
+    const metrics = createMetrics(new Registry(), { state: () => Promise.reject(new Error("down")), inFlight: () => 0, now: () => 0 }, { processMetrics: false });
+    new Gauge({ name: "linewatch_test_not_a_number", help: "NaN on purpose.", registers: [metrics.registry] }).set(Number.NaN);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/^linewatch_test_not_a_number NaN$/m);
+    expect(valueOf(parseExposition(text), "linewatch_test_not_a_number", {})).toBeNaN();
+  });
+
   it("still answers, with linewatch_database_up 0, when the database cannot be read", async () => {
     const metrics = createMetrics(new Registry(), { state: () => Promise.reject(new Error("down")), inFlight: () => 2, now: () => 0 }, { processMetrics: false });
     const families = parseExposition(await metrics.registry.metrics());
