@@ -34,7 +34,7 @@ export class Engine {
       this.metrics.observeProbe(r, await this.registry.get());
       await this.health.applyProbe(r);
     };
-    this.prober = new Prober(deps, this.registry, { onResult }, rng);
+    this.prober = new Prober(deps, this.registry, { onResult, onStart: (lateMs) => this.metrics.observeLateness(lateMs) }, rng);
   }
 
   async start(): Promise<void> {

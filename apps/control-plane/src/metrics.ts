@@ -28,6 +28,8 @@ export const PROBE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30,
 export const CONTENT_LENGTH_BUCKETS = [0, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536];
 /** Share of a sample's content checks (required fields, contains, matches) an answer met. */
 export const FIELD_COMPLETENESS_BUCKETS = [0, 0.25, 0.5, 0.75, 0.99, 1];
+/** Seconds: on time is under the 1 s tick; tens of seconds is a backlog. */
+export const PROBE_LATENESS_BUCKETS = [0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 const TABLE_MODES = ["normal", "degraded", "panic"] as const;
 
 /** How a probe ended: passed, failed on content, or the class of its hard failure. */
@@ -155,6 +157,12 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     labelNames: ["line"] as const,
     registers: [registry],
     collect: () => pruneGone(),
+  });
+  const lateness = new Histogram({
+    name: "linewatch_probe_lateness_seconds",
+    help: "How late this replica started each scheduled or confirming probe after its due time. A growing tail means more is due than LINEWATCH_MAX_IN_FLIGHT slots can send: raise it, or add a replica.",
+    buckets: PROBE_LATENESS_BUCKETS,
+    registers: [registry],
   });
   new Gauge({
     name: "linewatch_probes_in_flight",
@@ -395,6 +403,10 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       contentLength.observe({ line }, result.contentLength);
       fields.observe({ line }, result.hardFailure ? 0 : result.components.fields);
       if (result.tokens !== null && result.tokens > 0) tokens.inc({ line }, result.tokens);
+    },
+    /** A claimed probe started `lateMs` after its due time. */
+    observeLateness(lateMs: number): void {
+      lateness.observe(Math.max(0, lateMs) / 1000);
     },
   };
 }

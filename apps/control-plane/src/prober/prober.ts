@@ -24,6 +24,8 @@ import { StallMeter } from "./stall-meter";
 export interface ProberHooks {
   /** Called with every stored result (health, metrics). Errors are logged, never lost silently. */
   onResult(result: StoredProbeResult): Promise<void>;
+  /** Called as a claimed probe starts, with how late it is after its due time (ms): the prober's backlog. */
+  onStart?(lateMs: number): void;
 }
 
 export interface ProberStats {
@@ -285,6 +287,7 @@ export class Prober {
     this.stats_.inFlight++;
     this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
     this.stats_.sent++;
+    if (slot !== null) this.hooks.onStart?.(this.deps.clock.now() - slot);
     this.stall.begin();
     try {
       const history = this.baselines.history(line.id, sample.id);
