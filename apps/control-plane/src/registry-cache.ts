@@ -1,6 +1,6 @@
 import type { HealthPolicy, Line, Route, Sample } from "@linewatch/core";
 import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
-import { listLineRows, listRouteRows, listSamples, toLine } from "@linewatch/db";
+import { listLineRows, listRouteRows, listSamples, registryFingerprint, toLine } from "@linewatch/db";
 import type { AppDeps } from "./deps";
 
 export interface CachedLine extends Line {
@@ -23,6 +23,8 @@ export interface RegistrySnapshot {
 export const REGISTRY_CHANNEL = "linewatch_registry";
 /** While the database is unreachable, one reload attempt per this long at most. */
 const RETRY_MS = 1_000;
+/** However unchanged the fingerprint, the registry is read whole this often (a change made outside the API). */
+const FULL_RELOAD_MS = 5 * 60_000;
 
 /**
  * The registry as the prober, the publisher and the table endpoint read it. Probing 1000 lines
@@ -30,14 +32,19 @@ const RETRY_MS = 1_000;
  * snapshot is served until a reload succeeds.
  *
  * Fresh after a change through this replica's API (`changed()`, which also tells the other replicas
- * over LISTEN/NOTIFY) or a notification from another replica; otherwise reloaded behind the last
- * snapshot once it is `ttlMs` old.
+ * over LISTEN/NOTIFY) or a notification from another replica; otherwise checked behind the last
+ * snapshot once it is `ttlMs` old: reloaded when the registry's fingerprint moved (a notification
+ * lost), else kept as it is (the same object, so what callers derived from it stays valid), and
+ * reloaded whole at least every FULL_RELOAD_MS.
  */
 export class RegistryCache {
   private snapshot: RegistrySnapshot | null = null;
   /** Bumped by every invalidation: a load that started before one must not count as fresh. */
   private generation = 0;
   private snapshotGeneration = -1;
+  /** The registry fingerprint read just before the snapshot's rows, and when the snapshot was last found current. */
+  private fingerprint: string | null = null;
+  private checkedAt = 0;
   private loading: { generation: number; promise: Promise<RegistrySnapshot> } | null = null;
   private failing = false;
   private retryAt = 0;
@@ -80,7 +87,7 @@ export class RegistryCache {
     const now = this.deps.clock.now();
     const snapshot = this.snapshot;
     const current = this.snapshotGeneration === this.generation;
-    if (snapshot && current && now - snapshot.loadedAt < this.ttlMs) return snapshot;
+    if (snapshot && current && now - this.checkedAt < this.ttlMs) return snapshot;
     // The database is failing: serve what we have between attempts rather than wait on it.
     if (snapshot && this.failing && now < this.retryAt) return snapshot;
     if (!snapshot || !current) {
@@ -91,15 +98,20 @@ export class RegistryCache {
         return snapshot; // reload() has logged it
       }
     }
-    // Only old: answer from the snapshot and refresh it behind the caller's back.
-    this.reload().catch(() => {}); // reload() logs its own failure
+    // Only old: answer from the snapshot and check it behind the caller's back.
+    this.check().catch(() => {}); // reload() logs its own failure
     return snapshot;
   }
 
-  private reload(): Promise<RegistrySnapshot> {
+  /** Whether the registry changed (one fingerprint query), reloading it if so: what get() starts for an old snapshot. */
+  check(): Promise<RegistrySnapshot> {
+    return this.reload({ ifChanged: true });
+  }
+
+  private reload(opts: { ifChanged?: boolean } = {}): Promise<RegistrySnapshot> {
     const generation = this.generation;
     if (this.loading?.generation === generation) return this.loading.promise;
-    const promise = this.load(generation).then(
+    const promise = this.load(generation, opts.ifChanged ?? false).then(
       (snapshot) => {
         if (this.failing) this.deps.logger.info("registry reloaded from the database");
         this.failing = false;
@@ -125,8 +137,16 @@ export class RegistryCache {
     return promise;
   }
 
-  private async load(generation: number): Promise<RegistrySnapshot> {
+  private async load(generation: number, ifChanged: boolean): Promise<RegistrySnapshot> {
     const db = this.deps.database.db;
+    // Read before the rows: a change made meanwhile moves the next fingerprint, so it is never missed.
+    const fingerprint = await registryFingerprint(db);
+    const held = this.snapshot;
+    const now = this.deps.clock.now();
+    if (ifChanged && held && this.snapshotGeneration === generation && fingerprint === this.fingerprint && now - held.loadedAt < FULL_RELOAD_MS) {
+      this.checkedAt = now;
+      return held;
+    }
     const [lineRows, samples, routeRows] = await Promise.all([listLineRows(db), listSamples(db), listRouteRows(db)]);
     const lines = new Map<string, CachedLine>();
     for (const { row, routes } of lineRows) {
@@ -152,6 +172,8 @@ export class RegistryCache {
     if (generation >= this.snapshotGeneration) {
       this.snapshot = snapshot;
       this.snapshotGeneration = generation;
+      this.fingerprint = fingerprint;
+      this.checkedAt = snapshot.loadedAt;
     }
     return snapshot;
   }

@@ -1,3 +1,4 @@
+import { executeRows } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -44,11 +45,8 @@ async function probeRounds(n: number, after?: (round: number) => Promise<unknown
  * VACUUM creates once).
  */
 async function bytes(...tables: string[]): Promise<number> {
-  const rows = (await cp.database.db.execute(
-    sql.raw(`select ${tables.map((t) => `pg_relation_size('${t}', 'main') + pg_indexes_size('${t}')`).join(" + ")} as n`),
-  )) as unknown;
-  const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { n: string | number }[];
-  return Number(list[0]?.n);
+  const result = await cp.database.db.execute(sql.raw(`select ${tables.map((t) => `pg_relation_size('${t}', 'main') + pg_indexes_size('${t}')`).join(" + ")} as n`));
+  return Number(executeRows<{ n: string | number }>(result)[0]?.n);
 }
 
 describe.skipIf(!embedded)("embedded database upkeep (PGlite)", () => {

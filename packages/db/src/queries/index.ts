@@ -10,3 +10,4 @@ export * from "./tables";
 export * from "./events";
 export * from "./dashboard";
 export * from "./maintenance";
+export * from "./registry-fingerprint";
