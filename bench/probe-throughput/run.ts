@@ -353,7 +353,7 @@ function engineLine(r: EngineRun): string {
     ...(r.pgliteStatements
       ? [
           `          PGlite statements (count/probe, µs/probe): ${Object.entries(r.pgliteStatements)
-            .slice(0, 8)
+            .filter(([k], i) => i < 8 || k.startsWith("vacuum"))
             .map(([k, e]) => `${k.split(" ").slice(0, 4).join(" ")} ${f2(e.n / w.sent)} ${usPerProbe(e.ms, w.sent).toFixed(0)}`)
             .join(" · ")}`,
         ]
