@@ -14,7 +14,7 @@ import { systemClock } from "../../apps/control-plane/src/deps";
 import { createLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { startControlPlane } from "../../apps/control-plane/src/server";
-import { cpuMsSince, lineName, printResult, sleep } from "./shared";
+import { cpuMsSince, lineName, printResult, runChild, sleep } from "./shared";
 
 export interface EngineOptions {
   db: "postgres" | "pglite";
@@ -298,10 +298,4 @@ async function main() {
   printResult(result);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`engine: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runChild("engine", main);

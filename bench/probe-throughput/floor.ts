@@ -12,7 +12,7 @@ import { performance } from "node:perf_hooks";
 import { type BaselineEntry, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, sampleOffsetsMs, scoreProbe } from "@linewatch/core";
 import { createProbeAgent, sendProbe } from "../../apps/control-plane/src/prober/send-probe";
 import { probeTimeoutMs } from "../../apps/control-plane/src/prober/run-probe";
-import { cpuMsSince, lineName, printResult, shippedSamples, sleep } from "./shared";
+import { cpuMsSince, lineName, printResult, runChild, shippedSamples, sleep } from "./shared";
 
 export interface FloorOptions {
   mode: "send" | "score";
@@ -152,10 +152,4 @@ async function main() {
   printResult(result);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`floor: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runChild("floor", main);

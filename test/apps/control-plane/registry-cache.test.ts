@@ -6,6 +6,7 @@ import { silentLogger } from "../../../apps/control-plane/src/logger";
 import { RegistryCache, type RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../../apps/control-plane/src/secrets";
 import { ManualClock } from "../../helpers/manual-clock";
+import { lineRow } from "../../helpers/rows";
 import { type TestDatabase, createTestDatabase } from "../../helpers/test-db";
 
 // The registry cache re-reads lines, samples and routes behind its snapshot every 10 s in case a
@@ -17,28 +18,11 @@ let database: Database;
 let cache: RegistryCache;
 const clock = new ManualClock();
 
-const line = (name: string) => ({
-  name,
-  tier: "paid" as const,
-  protocol: "openai-chat" as const,
-  baseUrl: "http://127.0.0.1:9/v1",
-  model: "m",
-  apiKeyEnc: null,
-  headers: {},
-  routes: [{ route: "chat", weight: 10 }],
-  probeIntervalSec: 45,
-  timeoutMs: null,
-  dailyQuota: null,
-  probeBudgetPct: 5,
-  maxShare: null,
-  adminState: "active" as const,
-});
-
 beforeAll(async () => {
   testDb = await createTestDatabase();
   database = await testDb.open();
   await insertRoute(database.db, { name: "chat", freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
-  await insertLine(database.db, line("a"));
+  await insertLine(database.db, lineRow("a"));
   cache = new RegistryCache({ database, clock, secrets: createSecretBox(randomBytes(32).toString("hex")), logger: silentLogger });
 });
 
@@ -66,7 +50,7 @@ describe("RegistryCache", () => {
 
   it("reloads when a change made without a notification moves the fingerprint", async () => {
     const before = await cache.get();
-    await insertLine(database.db, line("b"));
+    await insertLine(database.db, lineRow("b"));
     clock.advance(11_000);
     const after = await checked(before);
     expect(names(after)).toEqual(["a", "b"]);

@@ -25,6 +25,7 @@ import {
 } from "@linewatch/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestDatabase, createTestDatabase } from "../../helpers/test-db";
+import { lineRow } from "../../helpers/rows";
 
 let testDb: TestDatabase;
 let database: Database;
@@ -59,23 +60,7 @@ beforeAll(async () => {
   database = await testDb.open();
   const db = database.db;
   await insertRoute(db, { name: "chat", freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
-  const line = (name: string) =>
-    insertLine(db, {
-      name,
-      tier: "paid",
-      protocol: "openai-chat",
-      baseUrl: "http://127.0.0.1:9/v1",
-      model: "m",
-      apiKeyEnc: null,
-      headers: {},
-      routes: [{ route: "chat", weight: 10 }],
-      probeIntervalSec: 45,
-      timeoutMs: null,
-      dailyQuota: null,
-      probeBudgetPct: 5,
-      maxShare: null,
-      adminState: "active",
-    });
+  const line = (name: string) => insertLine(db, lineRow(name));
   lineId = (await line("a")).id;
   otherLineId = (await line("b")).id;
   for (const [name, weight] of [
