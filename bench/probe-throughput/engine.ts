@@ -14,19 +14,13 @@ import { systemClock } from "../../apps/control-plane/src/deps";
 import { createLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { startControlPlane } from "../../apps/control-plane/src/server";
-import { cpuMsSince, lineName, printResult, runChild, sleep } from "./shared";
+import { type ProbingOptions, cpuMsSince, lineName, printResult, runChild, sleep } from "./shared";
 
-export interface EngineOptions {
+export interface EngineOptions extends ProbingOptions {
   db: "postgres" | "pglite";
   /** postgres: the database URL; pglite: a data directory. */
   url?: string;
   dataDir?: string;
-  labUrl: string;
-  lines: number;
-  intervalSec: number;
-  warmupSec: number;
-  seconds: number;
-  maxInFlight: number;
   linesPerRoute: number;
   /** Write a V8 CPU profile of the measured window here (the figures then include the profiler's cost). */
   profile?: string;

@@ -12,16 +12,10 @@ import { performance } from "node:perf_hooks";
 import { type BaselineEntry, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, sampleOffsetsMs, scoreProbe } from "@linewatch/core";
 import { createProbeAgent, sendProbe } from "../../apps/control-plane/src/prober/send-probe";
 import { probeTimeoutMs } from "../../apps/control-plane/src/prober/run-probe";
-import { cpuMsSince, lineName, printResult, runChild, shippedSamples, sleep } from "./shared";
+import { type ProbingOptions, cpuMsSince, lineName, printResult, runChild, shippedSamples, sleep } from "./shared";
 
-export interface FloorOptions {
+export interface FloorOptions extends ProbingOptions {
   mode: "send" | "score";
-  labUrl: string;
-  lines: number;
-  intervalSec: number;
-  warmupSec: number;
-  seconds: number;
-  maxInFlight: number;
 }
 
 export interface FloorResult {

@@ -8,6 +8,16 @@ import { parse } from "yaml";
 import { SampleCreateSchema } from "../../apps/control-plane/src/routes/samples/schema";
 import { shippedProbesDir } from "../../apps/control-plane/src/shipped-samples";
 
+/** What every probing child is told: where the lab is, how many lines, the pace and the windows. */
+export interface ProbingOptions {
+  labUrl: string;
+  lines: number;
+  intervalSec: number;
+  warmupSec: number;
+  seconds: number;
+  maxInFlight: number;
+}
+
 export const lineName = (i: number) => `l${String(i).padStart(4, "0")}`;
 
 /** The shipped openai-chat samples as the prober sees them (ids made up: no database here). */
