@@ -109,7 +109,16 @@ process.on("exit", () => {
 async function startChild(env: Record<string, string>): Promise<Child> {
   const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), HOST: "127.0.0.1", PORT: "0", LOG_LEVEL: "warn", LINEWATCH_SECRET_KEY: SECRET_KEY, LINEWATCH_ADMIN_TOKEN: ADMIN_TOKEN, ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? tmpdir(),
+      HOST: "127.0.0.1",
+      PORT: "0",
+      LOG_LEVEL: "warn",
+      LINEWATCH_SECRET_KEY: SECRET_KEY,
+      LINEWATCH_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   children.add(proc);
@@ -155,7 +164,10 @@ async function startChild(env: Record<string, string>): Promise<Child> {
 async function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
   const res = await fetch(`${url}${path}`, {
     method: init.method ?? "GET",
-    headers: { authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`, ...(init.json === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`,
+      ...(init.json === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: init.json === undefined ? undefined : JSON.stringify(init.json),
   });
   if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
@@ -230,7 +242,15 @@ async function seedRoute(url: string, lines: number): Promise<{ lineIds: string[
   for (let i = 0; i < lines; i++) {
     const res = await api(url, "/v1/lines", {
       method: "POST",
-      json: { name: `line-${i}`, tier: i < 2 ? "free" : "paid", protocol: "openai-chat", baseUrl: `http://127.0.0.1:9/v${i}`, model: "m", apiKey: `sk-bench-${i}-${randomBytes(8).toString("hex")}`, routes: [{ route: "chat", weight: 10 + i }] },
+      json: {
+        name: `line-${i}`,
+        tier: i < 2 ? "free" : "paid",
+        protocol: "openai-chat",
+        baseUrl: `http://127.0.0.1:9/v${i}`,
+        model: "m",
+        apiKey: `sk-bench-${i}-${randomBytes(8).toString("hex")}`,
+        routes: [{ route: "chat", weight: 10 + i }],
+      },
     });
     lineIds.push(((await res.json()) as { id: string }).id);
   }
@@ -243,7 +263,9 @@ async function tablesAndLongPolls() {
   const cp = await startChild({ ...db.env, LINEWATCH_SCHEDULER: "false", LINEWATCH_SHIPPED_SAMPLES: "false" });
   try {
     const { lineIds } = await seedRoute(cp.url, 10);
-    const token = async (role: string) => ((await (await api(cp.url, "/v1/tokens", { method: "POST", json: { name: `bench-${role}`, role } })).json()) as { token: string }).token;
+    const token = async (role: string) =>
+      ((await (await api(cp.url, "/v1/tokens", { method: "POST", json: { name: `bench-${role}`, role } })).json()) as { token: string })
+        .token;
     const router = await token("router");
     const viewer = await token("viewer");
     const first = await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } });
@@ -251,11 +273,21 @@ async function tablesAndLongPolls() {
     const etag = first.headers.get("etag")!;
 
     // Warm every path once (JIT, lazy modules, first registry load), so neither part pays for it.
-    const warmHeaders: Record<string, string>[] = [{ authorization: `Bearer ${router}` }, { authorization: `Bearer ${viewer}` }, { authorization: `Bearer ${router}`, "if-none-match": etag }];
+    const warmHeaders: Record<string, string>[] = [
+      { authorization: `Bearer ${router}` },
+      { authorization: `Bearer ${viewer}` },
+      { authorization: `Bearer ${router}`, "if-none-match": etag },
+    ];
     for (const headers of warmHeaders) {
       for (let i = 0; i < 200; i++) await (await fetch(`${cp.url}/v1/tables/chat`, { headers })).arrayBuffer();
     }
-    await Promise.all(Array.from({ length: 20 }, () => fetch(`${cp.url}/v1/tables/chat?waitSec=1`, { headers: { authorization: `Bearer ${router}`, "if-none-match": etag } }).then((r) => r.arrayBuffer())));
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${cp.url}/v1/tables/chat?waitSec=1`, { headers: { authorization: `Bearer ${router}`, "if-none-match": etag } }).then((r) =>
+          r.arrayBuffer(),
+        ),
+      ),
+    );
 
     if (parts.has("longpoll")) {
       const n = Math.max(1, Math.min(5000, Number(args.waiters)));
@@ -270,7 +302,11 @@ async function tablesAndLongPolls() {
       const pending: Promise<void>[] = [];
       const hold = () =>
         pool
-          .request({ path: "/v1/tables/chat?waitSec=60", method: "GET", headers: { authorization: `Bearer ${router}`, "if-none-match": etag } })
+          .request({
+            path: "/v1/tables/chat?waitSec=60",
+            method: "GET",
+            headers: { authorization: `Bearer ${router}`, "if-none-match": etag },
+          })
           .then(async (res) => {
             await res.body.dump();
             answered.push({ status: res.statusCode, at: performance.now() });
@@ -289,12 +325,14 @@ async function tablesAndLongPolls() {
           await new Promise((r) => setTimeout(r, 100));
           held = await cp.mem();
         }
-        if (process.env.BENCH_DEBUG) out(`    sent ${sent}, held ${held.sockets - idle.sockets}, ${round(performance.now() - rampStart, 0)} ms`);
+        if (process.env.BENCH_DEBUG)
+          out(`    sent ${sent}, held ${held.sockets - idle.sockets}, ${round(performance.now() - rampStart, 0)} ms`);
       }
       const rampMs = performance.now() - rampStart;
       await new Promise((r) => setTimeout(r, 1000)); // the last handlers park
       held = await cp.mem();
-      if (answered.length > 0) throw new Error(`${answered.length} long-polls answered before any publish: ${JSON.stringify(answered.slice(0, 5))}`);
+      if (answered.length > 0)
+        throw new Error(`${answered.length} long-polls answered before any publish: ${JSON.stringify(answered.slice(0, 5))}`);
       // One publish: a base weight changes.
       const cpu0 = cpuMs(cp.pid);
       const t0 = performance.now();
@@ -313,27 +351,40 @@ async function tablesAndLongPolls() {
         perWaiterKB: { rss: round((held.rss - idle.rss) / n / 1024, 1), heap: round((held.heapUsed - idle.heapUsed) / n / 1024, 1) },
         afterWake: { rssMB: mb(after.rss), heapMB: mb(after.heapUsed) },
         woke,
-        statuses: Object.fromEntries([...new Set(answered.map((a) => a.status))].map((st) => [st, answered.filter((a) => a.status === st).length])),
+        statuses: Object.fromEntries(
+          [...new Set(answered.map((a) => a.status))].map((st) => [st, answered.filter((a) => a.status === st).length]),
+        ),
         rampMs: round(rampMs, 0),
         wakeMs: { first: round(wake[0] ?? 0), p50: round(pct(wake, 50)), last: round(wake.at(-1) ?? 0) },
         wakeServerCpuMs: round(wakeCpu),
       };
       results.longpoll = r;
       out(`  idle:              RSS ${r.idle.rssMB} MB, heap ${r.idle.heapMB} MB (after GC)`);
-      out(`  holding ${n}:     RSS ${r.holding.rssMB} MB, heap ${r.holding.heapMB} MB (+${r.perWaiterKB.rss} KB RSS, +${r.perWaiterKB.heap} KB heap per waiter; ${r.socketsHeld} sockets more)`);
+      out(
+        `  holding ${n}:     RSS ${r.holding.rssMB} MB, heap ${r.holding.heapMB} MB (+${r.perWaiterKB.rss} KB RSS, +${r.perWaiterKB.heap} KB heap per waiter; ${r.socketsHeld} sockets more)`,
+      );
       out(`  (${n} routers connected in ${r.rampMs} ms, in batches of 100)`);
-      out(`  one publish woke ${woke}/${n} (statuses ${JSON.stringify(r.statuses)}): first ${r.wakeMs.first} ms, median ${r.wakeMs.p50} ms, last ${r.wakeMs.last} ms after the PATCH was sent (server CPU ${r.wakeServerCpuMs} ms)`);
+      out(
+        `  one publish woke ${woke}/${n} (statuses ${JSON.stringify(r.statuses)}): first ${r.wakeMs.first} ms, median ${r.wakeMs.p50} ms, last ${r.wakeMs.last} ms after the PATCH was sent (server CPU ${r.wakeServerCpuMs} ms)`,
+      );
       out(`  after:             RSS ${r.afterWake.rssMB} MB, heap ${r.afterWake.heapMB} MB`);
     }
     if (parts.has("tables")) {
       // The long-polls above published a new version.
       const etagNow = (await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } })).headers.get("etag")!;
-      out(`\n## tables: ${SLICES} slices of ${SLICE_MS / 1000} s per case in turn, ${CONNECTIONS} keep-alive connections, route of ${version.lines.length} lines`);
+      out(
+        `\n## tables: ${SLICES} slices of ${SLICE_MS / 1000} s per case in turn, ${CONNECTIONS} keep-alive connections, route of ${version.lines.length} lines`,
+      );
       const cases: [string, string, Record<string, string>, number][] = [
         ["GET /healthz (baseline)", "/healthz", {}, 200],
         ["GET /v1/tables/chat, router token → 200", "/v1/tables/chat", { authorization: `Bearer ${router}` }, 200],
         ["GET /v1/tables/chat, viewer token → 200", "/v1/tables/chat", { authorization: `Bearer ${viewer}` }, 200],
-        ["GET /v1/tables/chat, If-None-Match → 304", "/v1/tables/chat", { authorization: `Bearer ${router}`, "if-none-match": etagNow }, 304],
+        [
+          "GET /v1/tables/chat, If-None-Match → 304",
+          "/v1/tables/chat",
+          { authorization: `Bearer ${router}`, "if-none-match": etagNow },
+          304,
+        ],
       ];
       // Slices taken in turn, the order rotating each round, so the machine's other load falls on
       // every case alike; "vs baseline" is the median of the per-round ratios.
@@ -367,7 +418,9 @@ async function tablesAndLongPolls() {
         };
       });
       for (const r of rows) {
-        out(`  ${r.case.padEnd(44)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  server CPU ${r.serverCpuMsPerReq} ms/req  (req/s ${r.vsBaseline}× baseline, CPU/req ${r.cpuVsBaseline}×)`);
+        out(
+          `  ${r.case.padEnd(44)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50Ms} ms  p99 ${r.p99Ms} ms  server CPU ${r.serverCpuMsPerReq} ms/req  (req/s ${r.vsBaseline}× baseline, CPU/req ${r.cpuVsBaseline}×)`,
+        );
       }
       results.tables = rows;
     }
@@ -382,7 +435,9 @@ async function tablesAndLongPolls() {
 async function publishAtScale() {
   const nLines = Math.max(100, Math.min(50_000, Number(args["publish-lines"])));
   const nRoutes = Math.max(1, Math.min(1000, Number(args["publish-routes"])));
-  out(`\n## publish: ${nRoutes} routes over ${nLines} lines (${nLines / nRoutes} lines per route), ${usePg ? "PostgreSQL" : "PGlite"}, in this process`);
+  out(
+    `\n## publish: ${nRoutes} routes over ${nLines} lines (${nLines / nRoutes} lines per route), ${usePg ? "PostgreSQL" : "PGlite"}, in this process`,
+  );
   const fresh = await freshDatabase();
   const database = await fresh.open();
   try {
@@ -443,7 +498,18 @@ async function publishAtScale() {
     const snapshot = await registry.get();
     const members = new Map<string, TableMember[]>(routeNames.map((r) => [r, []]));
     for (const l of snapshot.lines.values()) {
-      for (const m of l.routes) members.get(m.route)?.push({ lineId: l.id, name: l.name, tier: l.tier, baseWeight: m.weight, factor: 1, maxShare: l.maxShare, adminState: l.adminState });
+      for (const m of l.routes)
+        members
+          .get(m.route)
+          ?.push({
+            lineId: l.id,
+            name: l.name,
+            tier: l.tier,
+            baseWeight: m.weight,
+            factor: 1,
+            maxShare: l.maxShare,
+            adminState: l.adminState,
+          });
     }
     const pure: number[] = [];
     for (let k = 0; k < 5; k++) {
@@ -471,11 +537,15 @@ async function publishAtScale() {
     results.publish = r;
     out(`  seed (bulk insert, keys sealed): ${r.seedMs} ms`);
     out(`  registry load (${nLines} lines, keys decrypted): ${r.registryLoadMs} ms`);
-    out(`  first publish of ${nRoutes} routes: ${r.firstPublishMs} ms (${r.firstVersions} versions; ${round(r.firstPublishMs / nRoutes, 1)} ms per route)`);
+    out(
+      `  first publish of ${nRoutes} routes: ${r.firstPublishMs} ms (${r.firstVersions} versions; ${round(r.firstPublishMs / nRoutes, 1)} ms per route)`,
+    );
     out(`  recompute, nothing changed: ${r.unchangedRecomputeMs} ms (${r.unchangedNewVersions} new versions)`);
     out(`  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms (${r.changedNewVersions} new versions)`);
     out(`  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms`);
-    out(`  baseline, core computeTable alone for all ${nRoutes} routes: ${r.computeTableOnlyMs} ms (publish = ${r.changedVsComputeOnly}× that)`);
+    out(
+      `  baseline, core computeTable alone for all ${nRoutes} routes: ${r.computeTableOnlyMs} ms (publish = ${r.changedVsComputeOnly}× that)`,
+    );
   } finally {
     await database.close();
   }
@@ -497,18 +567,27 @@ async function replicas() {
   // Instant upstreams: the replicas' (and the machine's) CPU is the limit. Slow upstreams, as LLMs
   // are: each replica's in-flight slots are the limit, which is what a second replica adds to.
   const scenarios: Scenario[] = [
-    { name: "instant upstreams", lines: Math.max(1, Math.min(1000, Number(args["replica-lines"]))), latencyMs: 0, inFlight: Number(args["max-in-flight"]) },
+    {
+      name: "instant upstreams",
+      lines: Math.max(1, Math.min(1000, Number(args["replica-lines"]))),
+      latencyMs: 0,
+      inFlight: Number(args["max-in-flight"]),
+    },
     { name: "upstreams answering in 500 ms", lines: 100, latencyMs: 500, inFlight: 8 },
   ];
   const windowSec = quick ? 10 : 15;
   const warmSec = 5;
   const rounds = quick ? 1 : 2;
-  out(`\n## replicas: lab lines, probeIntervalSec 1 (demand far above capacity), ${windowSec} s window after ${warmSec} s, ${rounds} rounds of one then two replicas`);
+  out(
+    `\n## replicas: lab lines, probeIntervalSec 1 (demand far above capacity), ${windowSec} s window after ${warmSec} s, ${rounds} rounds of one then two replicas`,
+  );
   const all: Record<string, unknown>[] = [];
   for (const sc of scenarios) {
     out(`  ${sc.name}: ${sc.lines} lines, LINEWATCH_MAX_IN_FLIGHT=${sc.inFlight}`);
     const fresh = await freshDatabase();
-    const lab: Lab = await startLab({ lines: Array.from({ length: sc.lines }, (_, i) => ({ name: `lab-${i}`, baseLatencyMs: sc.latencyMs })) });
+    const lab: Lab = await startLab({
+      lines: Array.from({ length: sc.lines }, (_, i) => ({ name: `lab-${i}`, baseLatencyMs: sc.latencyMs })),
+    });
     const database = await fresh.open();
     const env = { ...fresh.env, LINEWATCH_MAX_IN_FLIGHT: String(sc.inFlight) };
     try {
@@ -517,17 +596,32 @@ async function replicas() {
       // Ten routes: a table publish holds its route's lock, so one route would serialise every replica.
       for (let r = 0; r < 10; r++) await api(setup.url, "/v1/routes", { method: "POST", json: { name: `chat-${r}` } });
       for (let i = 0; i < sc.lines; i++) {
-        await api(setup.url, "/v1/lines", { method: "POST", json: { name: `lab-${i}`, tier: "paid", protocol: "openai-chat", baseUrl: lab.baseUrl(`lab-${i}`), model: "lab-model", probeIntervalSec: 1, routes: [{ route: `chat-${i % 10}`, weight: 1 }] } });
+        await api(setup.url, "/v1/lines", {
+          method: "POST",
+          json: {
+            name: `lab-${i}`,
+            tier: "paid",
+            protocol: "openai-chat",
+            baseUrl: lab.baseUrl(`lab-${i}`),
+            model: "lab-model",
+            probeIntervalSec: 1,
+            routes: [{ route: `chat-${i % 10}`, weight: 1 }],
+          },
+        });
       }
       await setup.stop();
 
       const count = async (from: Date, to: Date) => {
-        const rows = (await database.db.execute(sql`select count(*)::int as n from probe_results where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz`)) as unknown;
+        const rows = (await database.db.execute(
+          sql`select count(*)::int as n from probe_results where started_at >= ${from.toISOString()}::timestamptz and started_at < ${to.toISOString()}::timestamptz`,
+        )) as unknown;
         const list = (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as { n: number }[];
         return list[0]?.n ?? 0;
       };
       const measure = async (replicaCount: number) => {
-        const cps = await Promise.all(Array.from({ length: replicaCount }, (_, k) => startChild({ ...env, LINEWATCH_REPLICA_ID: `bench-${replicaCount}-${k}` })));
+        const cps = await Promise.all(
+          Array.from({ length: replicaCount }, (_, k) => startChild({ ...env, LINEWATCH_REPLICA_ID: `bench-${replicaCount}-${k}` })),
+        );
         try {
           await new Promise((r) => setTimeout(r, warmSec * 1000));
           const cpu0 = cps.map((c) => cpuMs(c.pid));
@@ -577,9 +671,18 @@ async function replicas() {
         sql`select count(*)::int as n from (select line_id, sample_id, slot from probe_results where slot is not null group by 1, 2, 3 having count(*) > 1) d`,
       )) as unknown;
       const duplicates = ((Array.isArray(dupRows) ? dupRows : (dupRows as { rows: unknown[] }).rows) as { n: number }[])[0]?.n ?? 0;
-      const r = { ...sc, windowSec, one: { probesPerSec: mean(ones), rounds: ones }, two: { probesPerSec: mean(twos), rounds: twos }, ratio: round(mean(twos) / Math.max(mean(ones), 0.1), 2), duplicateSlots: duplicates };
+      const r = {
+        ...sc,
+        windowSec,
+        one: { probesPerSec: mean(ones), rounds: ones },
+        two: { probesPerSec: mean(twos), rounds: twos },
+        ratio: round(mean(twos) / Math.max(mean(ones), 0.1), 2),
+        duplicateSlots: duplicates,
+      };
       all.push(r);
-      out(`    mean: 1 replica ${r.one.probesPerSec}, 2 replicas ${r.two.probesPerSec} probes/s; two ÷ one: ${r.ratio}×; (line, sample, slot) probed twice: ${duplicates}`);
+      out(
+        `    mean: 1 replica ${r.one.probesPerSec}, 2 replicas ${r.two.probesPerSec} probes/s; two ÷ one: ${r.ratio}×; (line, sample, slot) probed twice: ${duplicates}`,
+      );
     } finally {
       await database.close();
       await lab.close();
@@ -591,7 +694,9 @@ async function replicas() {
 // ---- main ---------------------------------------------------------------------------------------
 const started = performance.now();
 try {
-  out(`control-plane-scale on ${results.db === "postgres" ? "PostgreSQL" : "PGlite"}, ${cpus().length} CPUs, load ${(results.machine as { loadavg: number[] }).loadavg.join(" ")}`);
+  out(
+    `control-plane-scale on ${results.db === "postgres" ? "PostgreSQL" : "PGlite"}, ${cpus().length} CPUs, load ${(results.machine as { loadavg: number[] }).loadavg.join(" ")}`,
+  );
   if (parts.has("tables") || parts.has("longpoll")) await tablesAndLongPolls();
   if (parts.has("publish")) await publishAtScale();
   if (parts.has("replicas")) await replicas();

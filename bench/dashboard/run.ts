@@ -23,7 +23,6 @@ const median = (xs: number[]) => {
 };
 const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 
-
 async function count(database: Database): Promise<number> {
   const r = await database.db.execute(sql`select count(*)::int as n from probe_results`);
   const rows = (Array.isArray(r) ? r : (r as { rows: unknown[] }).rows) as { n: number }[];
@@ -43,7 +42,9 @@ try {
   const t0 = performance.now();
   const { lineIds } = await seed(cp, { lines: LINES, hours: HOURS, token: ADMIN });
   const rows = await count(cp.database);
-  console.log(`seeded ${LINES} lines, ${rows} probe results (${HOURS} h) on ${cp.database.driver} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `seeded ${LINES} lines, ${rows} probe results (${HOURS} h) on ${cp.database.driver} in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   // Server side: the first view computes the aggregates; later ones within a few seconds reuse them.
   const cold = await timeGet(cp, "/");
@@ -52,7 +53,9 @@ try {
   // A refresh after new probes: the aggregates re-read only the recent buckets (after the 4 s floor).
   const refreshed: number[] = [];
   for (let i = 0; i < Math.min(RUNS, 3); i++) {
-    await cp.database.db.execute(sql`update probe_results set started_at = started_at + interval '1 millisecond' where id = (select id from probe_results order by started_at desc limit 1)`);
+    await cp.database.db.execute(
+      sql`update probe_results set started_at = started_at + interval '1 millisecond' where id = (select id from probe_results order by started_at desc limit 1)`,
+    );
     await new Promise((r) => setTimeout(r, 4_200));
     refreshed.push((await timeGet(cp, "/")).ms);
   }
@@ -64,7 +67,14 @@ try {
 
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
   });
   const runs: Record<string, number>[] = [];
   for (let i = 0; i < RUNS; i++) {
@@ -74,10 +84,20 @@ try {
     const page = await context.newPage();
     const t = performance.now();
     await page.goto(`${cp.url}/`, { waitUntil: "load" });
-    await page.waitForFunction(() => (globalThis as unknown as { __linewatch?: { renderedAt?: number } }).__linewatch?.renderedAt !== undefined);
+    await page.waitForFunction(
+      () => (globalThis as unknown as { __linewatch?: { renderedAt?: number } }).__linewatch?.renderedAt !== undefined,
+    );
     const wall = performance.now() - t;
     const m = await page.evaluate(() => {
-      type Entry = { transferSize: number; encodedBodySize: number; decodedBodySize: number; responseStart: number; responseEnd: number; domContentLoadedEventEnd: number; loadEventEnd: number };
+      type Entry = {
+        transferSize: number;
+        encodedBodySize: number;
+        decodedBodySize: number;
+        responseStart: number;
+        responseEnd: number;
+        domContentLoadedEventEnd: number;
+        loadEventEnd: number;
+      };
       const g = globalThis as unknown as {
         performance: { getEntriesByType(t: string): Entry[] };
         __linewatch: { renderedAt: number };
@@ -108,9 +128,13 @@ try {
   await browser.close();
 
   const med = (k: string) => median(runs.map((r) => r[k]!));
-  console.log(`\nserver, ${LINES} lines (${rows} results), ms: GET / first ${cold.ms.toFixed(0)} · GET / again (median of ${RUNS}) ${median(warm).toFixed(0)} · GET / after new probes ${median(refreshed).toFixed(0)} · GET /?hours=24 first ${day.ms.toFixed(0)} · poll ${median(poll).toFixed(1)} · line page ${median(linePage).toFixed(0)}`);
+  console.log(
+    `\nserver, ${LINES} lines (${rows} results), ms: GET / first ${cold.ms.toFixed(0)} · GET / again (median of ${RUNS}) ${median(warm).toFixed(0)} · GET / after new probes ${median(refreshed).toFixed(0)} · GET /?hours=24 first ${day.ms.toFixed(0)} · poll ${median(poll).toFixed(1)} · line page ${median(linePage).toFixed(0)}`,
+  );
   console.log(`\nbrowser (median of ${RUNS} cold loads):`);
-  console.log("| page weight (transferred) | of it HTML | uncompressed | requests | DOM elements | first byte | DOMContentLoaded | load | charts drawn |");
+  console.log(
+    "| page weight (transferred) | of it HTML | uncompressed | requests | DOM elements | first byte | DOMContentLoaded | load | charts drawn |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|");
   console.log(
     `| ${kib(med("transfer"))} | ${kib(med("htmlEncoded"))} | ${kib(med("decoded"))} (HTML ${kib(med("htmlDecoded"))}) | ${med("requests")} | ${med("nodes")} | ${med("ttfb").toFixed(0)} ms | ${med("dcl").toFixed(0)} ms | ${med("load").toFixed(0)} ms | ${med("drawn").toFixed(0)} ms |`,

@@ -54,7 +54,10 @@ export async function seed(cp: TestControlPlane, opts: { lines: number; hours: n
         (case when bad then 0.3 else 1 end * (s.k + 1) * 150 * (0.8 + random() * 0.4))::int,
         md5(random()::text), 'A synthetic answer for the dashboard bench.', case when bad then '["failed check: length below 0.5"]'::jsonb else '[]'::jsonb end,
         120, 'schedule'
-      from (select id, (right(name, 3)::int % 10 = 0) as sick from lines where id in (${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)})) l
+      from (select id, (right(name, 3)::int % 10 = 0) as sick from lines where id in (${sql.join(
+        ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})) l
       cross join (select id, (row_number() over (order by name) - 1)::int as k from samples) s
       cross join generate_series(0, ${cycles - 1}::int) g
       cross join lateral (select l.sick and g > ${cycles - 80}::int as bad) b`);
@@ -89,4 +92,3 @@ export async function seed(cp: TestControlPlane, opts: { lines: number; hours: n
   for (let i = 5; i < LINES; i += 40) await req(`/v1/lines/${lineIds[i]}`, "PATCH", { adminState: "drained" });
   return { lineIds };
 }
-

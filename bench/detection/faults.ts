@@ -30,9 +30,7 @@ export const LATENCY_FAIL_RATIO = 1.5;
 export function planFault(kind: FaultKind, onset: number, end: number, samples: readonly ShippedSample[]): FaultPlan {
   if (kind !== "latency-creep") return { kind, onset, end, badStart: onset };
   const first = Math.min(
-    ...samples.map(
-      (s) => (LATENCY_FAIL_RATIO * (s.expect.maxLatencyMs ?? s.timeoutMs) - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS,
-    ),
+    ...samples.map((s) => (LATENCY_FAIL_RATIO * (s.expect.maxLatencyMs ?? s.timeoutMs) - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS),
   );
   return { kind, onset, end, badStart: onset + Math.ceil(first) };
 }

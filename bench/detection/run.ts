@@ -163,7 +163,9 @@ function faultEffects(): string[] {
         });
       }
     }
-    out.push(`| ${kind} | ${cells.map((c) => `${(c.score / c.n).toFixed(0)} (${Math.round((100 * c.failed) / c.n)}% fail)`).join(" | ")} |`);
+    out.push(
+      `| ${kind} | ${cells.map((c) => `${(c.score / c.n).toFixed(0)} (${Math.round((100 * c.failed) / c.n)}% fail)`).join(" | ")} |`,
+    );
   }
   return out;
 }
@@ -236,7 +238,9 @@ function main(): void {
     const extra = col("linewatch").reduce((a, o) => a + o.extraProbes, 0) / RUNS;
     const total = col("linewatch").reduce((a, o) => a + o.probes, 0) / RUNS;
     const spanH = results.reduce((a, r) => a + (r.plan.end - r.plan.onset + 50 * MIN) / HOUR, 0) / RUNS;
-    budgetRows.push(`| ${kind} | ${total.toFixed(0)} | ${extra.toFixed(1)} | ${((extra / total) * 100).toFixed(2)}% | ${spanH.toFixed(1)} h |`);
+    budgetRows.push(
+      `| ${kind} | ${total.toFixed(0)} | ${extra.toFixed(1)} | ${((extra / total) * 100).toFixed(2)}% | ${spanH.toFixed(1)} h |`,
+    );
     process.stderr.write(`  ${kind} done (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   console.log("time from the line going bad to weight 0, seconds (linewatch: min / median / max; others: median / max)\n");

@@ -146,7 +146,13 @@ async function main() {
     LINEWATCH_MAX_IN_FLIGHT: String(opts.maxInFlight),
     ...(opts.db === "postgres" ? { DATABASE_URL: opts.url } : { LINEWATCH_DATA_DIR: opts.dataDir }),
   });
-  const cp = await startControlPlane({ config, database, clock: systemClock, logger: createLogger("warn"), secrets: createSecretBox(randomBytes(32).toString("hex")) });
+  const cp = await startControlPlane({
+    config,
+    database,
+    clock: systemClock,
+    logger: createLogger("warn"),
+    secrets: createSecretBox(randomBytes(32).toString("hex")),
+  });
   const db = database.db;
   const statements = opts.db === "postgres" ? countStatements(db) : null;
   const pgliteTimes = opts.db === "pglite" ? timePglite(db) : null;

@@ -9,7 +9,15 @@
 //   argv: JSON FloorOptions; stdout: `RESULT <json>` (FloorResult)
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { type BaselineEntry, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, sampleOffsetsMs, scoreProbe } from "@linewatch/core";
+import {
+  type BaselineEntry,
+  BASELINE_WINDOW,
+  computeBaseline,
+  fillTemplate,
+  getAdapter,
+  sampleOffsetsMs,
+  scoreProbe,
+} from "@linewatch/core";
 import { createProbeAgent, sendProbe } from "../../apps/control-plane/src/prober/send-probe";
 import { probeTimeoutMs } from "../../apps/control-plane/src/prober/run-probe";
 import { type ProbingOptions, cpuMsSince, lineName, printResult, runChild, shippedSamples, sleep } from "./shared";
@@ -87,7 +95,13 @@ async function probe(item: Item): Promise<void> {
     baseline: computeBaseline(past),
   });
   if (scored.passed) passed++;
-  past.unshift({ contentLength: scored.contentLength, latencyMs: outcome.latencyMs, passed: scored.passed, contentHash, hardFailure: scored.hardFailure });
+  past.unshift({
+    contentLength: scored.contentLength,
+    latencyMs: outcome.latencyMs,
+    passed: scored.passed,
+    contentHash,
+    hardFailure: scored.hardFailure,
+  });
   if (past.length > BASELINE_WINDOW) past.length = BASELINE_WINDOW;
   history.set(key, past);
 }

@@ -8,7 +8,11 @@ import { lineName } from "./shared";
 
 const opts = JSON.parse(process.argv[2] ?? "{}") as { lines: number; latencyMs: number; jitterMs: number };
 const lab = await startLab({
-  lines: Array.from({ length: opts.lines }, (_, i) => ({ name: lineName(i), baseLatencyMs: opts.latencyMs, latencyJitterMs: opts.jitterMs })),
+  lines: Array.from({ length: opts.lines }, (_, i) => ({
+    name: lineName(i),
+    baseLatencyMs: opts.latencyMs,
+    latencyJitterMs: opts.jitterMs,
+  })),
 });
 process.stdout.write(`READY ${lab.url}\n`);
 

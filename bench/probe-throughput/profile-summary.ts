@@ -102,9 +102,13 @@ export function summarizeProfile(profile: CpuProfile, top = 20): ProfileSummary 
 
 export function formatSummary(s: ProfileSummary, probes: number): string {
   const out: string[] = [];
-  out.push(`  profiled CPU ${s.totalMs.toFixed(0)} ms over ${probes} probes (${((s.totalMs * 1000) / Math.max(1, probes)).toFixed(0)} µs/probe)`);
+  out.push(
+    `  profiled CPU ${s.totalMs.toFixed(0)} ms over ${probes} probes (${((s.totalMs * 1000) / Math.max(1, probes)).toFixed(0)} µs/probe)`,
+  );
   for (const o of s.byOwner) {
-    out.push(`    ${o.owner.padEnd(44)} ${(o.share * 100).toFixed(1).padStart(5)}%  ${((o.ms * 1000) / Math.max(1, probes)).toFixed(0).padStart(6)} µs/probe`);
+    out.push(
+      `    ${o.owner.padEnd(44)} ${(o.share * 100).toFixed(1).padStart(5)}%  ${((o.ms * 1000) / Math.max(1, probes)).toFixed(0).padStart(6)} µs/probe`,
+    );
   }
   out.push("  top functions by self time:");
   for (const f of s.topSelf) out.push(`    ${f.ms.toFixed(0).padStart(6)} ms  ${f.fn}  ${f.where}`);

@@ -72,7 +72,10 @@ interface Child {
 }
 
 function start(file: string, opts: unknown, timeoutMs: number): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", join(here, file), JSON.stringify(opts)], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(here, file), JSON.stringify(opts)], {
+    cwd: root,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   children.add(child);
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   let out = "";
@@ -196,11 +199,16 @@ async function runEngine(
       ...(profilePath ? { profile: profilePath } : {}),
     };
     const proc = start("engine.ts", opts, (warmupSec + seconds + 300) * 1000);
-    const pg = db === "postgres" ? new CpuWatch(async () => (await admin`select pid from pg_stat_activity where datname = ${name}`).map((r) => Number(r.pid))) : null;
+    const pg =
+      db === "postgres"
+        ? new CpuWatch(async () => (await admin`select pid from pg_stat_activity where datname = ${name}`).map((r) => Number(r.pid)))
+        : null;
     const labCpu = new CpuWatch(async () => [lab.pid]);
     // The child says when its window opens and closes: watch the database backends and the lab meanwhile.
     const xacts = async () =>
-      db === "postgres" ? Number((await admin`select xact_commit + xact_rollback as n from pg_stat_database where datname = ${name}`)[0]?.n ?? 0) : 0;
+      db === "postgres"
+        ? Number((await admin`select xact_commit + xact_rollback as n from pg_stat_database where datname = ${name}`)[0]?.n ?? 0)
+        : 0;
     await proc.line("WINDOW");
     const [, , x0] = await Promise.all([pg?.begin(), labCpu.begin(), xacts()]);
     await proc.line("WINDOW-END");
@@ -245,8 +253,12 @@ async function main() {
   });
 
   const out = (s = "") => process.stdout.write(`${s}\n`);
-  out(`probe-throughput · ${new Date().toISOString()} · node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? "?"} · load ${loadavg().map(f2).join(" ")}`);
-  out(`interval ${intervalSec} s · warm-up ${warmupSec} s · window ${seconds} s · lab latency ${latencyMs}+U(0,${jitterMs}) ms · max in flight ${maxInFlight} · ${linesPerRoute} lines per route`);
+  out(
+    `probe-throughput · ${new Date().toISOString()} · node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? "?"} · load ${loadavg().map(f2).join(" ")}`,
+  );
+  out(
+    `interval ${intervalSec} s · warm-up ${warmupSec} s · window ${seconds} s · lab latency ${latencyMs}+U(0,${jitterMs}) ms · max in flight ${maxInFlight} · ${linesPerRoute} lines per route`,
+  );
   out();
 
   const engineRuns: EngineRun[] = [];
@@ -262,7 +274,9 @@ async function main() {
         out(`engine idle · ${db} · ${lines} lines probed once a day …`);
         const idle = await runEngine(lab, db, lines, { idle: true });
         idleRuns.push(idle);
-        out(`  ${idle.window.sent} probes; CPU ${idle.window.cpuMs.toFixed(0)} ms in ${f1(idle.window.wallMs / 1000)} s = ${f1((100 * idle.window.cpuMs) / idle.window.wallMs)}% of a core`);
+        out(
+          `  ${idle.window.sent} probes; CPU ${idle.window.cpuMs.toFixed(0)} ms in ${f1(idle.window.wallMs / 1000)} s = ${f1((100 * idle.window.cpuMs) / idle.window.wallMs)}% of a core`,
+        );
       }
     }
     if (!args["no-floor"]) {
@@ -298,15 +312,23 @@ async function main() {
       );
     }
     for (const r of idleRuns.filter((e) => e.lines === lines)) {
-      out(`| control plane idle, ${r.db} (nothing due) | ${lines} | ${f1((r.window.sent * 1000) / r.window.wallMs)} | ${f1(pct(r.window.cpuMs, r.window.wallMs))}% | – | – | ${r.pgBackendCpuMs === null ? "in-process" : `${f1(pct(r.pgBackendCpuMs, r.window.wallMs))}%`} |`);
+      out(
+        `| control plane idle, ${r.db} (nothing due) | ${lines} | ${f1((r.window.sent * 1000) / r.window.wallMs)} | ${f1(pct(r.window.cpuMs, r.window.wallMs))}% | – | – | ${r.pgBackendCpuMs === null ? "in-process" : `${f1(pct(r.pgBackendCpuMs, r.window.wallMs))}%`} |`,
+      );
     }
     for (const f of floorRuns.filter((x) => x.lines === lines)) {
-      out(`| floor: ${f.mode === "send" ? "send only" : "send + score"} | ${lines} | ${f1((f.sent * 1000) / f.wallMs)} (${f1(f.expectedPerSec)}) | ${f1(pct(f.cpuMs, f.wallMs))}% | ${usPerProbe(f.cpuMs, f.sent).toFixed(0)} | – | – |`);
+      out(
+        `| floor: ${f.mode === "send" ? "send only" : "send + score"} | ${lines} | ${f1((f.sent * 1000) / f.wallMs)} (${f1(f.expectedPerSec)}) | ${f1(pct(f.cpuMs, f.wallMs))}% | ${usPerProbe(f.cpuMs, f.sent).toFixed(0)} | – | – |`,
+      );
     }
   }
   out();
-  out("where a probe's CPU goes (per probe, µs): network = floor send; scoring = floor score − floor send; control plane's own = the rest of");
-  out("the engine's CPU (claiming, storing, health, tables, timers, and the garbage of all that); idle = the same control plane with nothing due");
+  out(
+    "where a probe's CPU goes (per probe, µs): network = floor send; scoring = floor score − floor send; control plane's own = the rest of",
+  );
+  out(
+    "the engine's CPU (claiming, storing, health, tables, timers, and the garbage of all that); idle = the same control plane with nothing due",
+  );
   out("| run | lines | total | network | scoring | control plane's own | control plane's own, % of one core | idle, % of one core |");
   out("|---|---|---|---|---|---|---|---|");
   for (const r of engineRuns) {
@@ -320,14 +342,18 @@ async function main() {
     const scoring = usPerProbe(score.cpuMs, score.sent) - network;
     const own = total - network - scoring;
     const idlePct = idle ? `${f1(pct(idle.window.cpuMs, idle.window.wallMs))}%` : "–";
-    out(`| ${r.db} | ${r.lines} | ${total.toFixed(0)} | ${network.toFixed(0)} | ${scoring.toFixed(0)} | ${own.toFixed(0)} | ${f1((own * rate) / 1e4)}% | ${idlePct} |`);
+    out(
+      `| ${r.db} | ${r.lines} | ${total.toFixed(0)} | ${network.toFixed(0)} | ${scoring.toFixed(0)} | ${own.toFixed(0)} | ${f1((own * rate) / 1e4)}% | ${idlePct} |`,
+    );
   }
   out();
   for (const r of engineRuns.filter((e) => e.lines >= 1000)) {
     const p = pct(r.window.cpuMs, r.window.wallMs);
     const kept = r.window.sent >= 0.95 * r.expectedPerSec * (r.window.wallMs / 1000);
     const withPg = r.pgBackendCpuMs === null ? "" : `; with its PostgreSQL backends ${f1(p + pct(r.pgBackendCpuMs, r.window.wallMs))}%`;
-    out(`goal (1000 lines × 4 samples at 45 s under 10% of one core), ${r.db}: ${f1(p)}%${withPg}${kept ? "" : " (and did not keep up)"} → ${p < 10 && kept ? "met" : "MISSED"}`);
+    out(
+      `goal (1000 lines × 4 samples at 45 s under 10% of one core), ${r.db}: ${f1(p)}%${withPg}${kept ? "" : " (and did not keep up)"} → ${p < 10 && kept ? "met" : "MISSED"}`,
+    );
   }
   if (args.json) writeFileSync(args.json, JSON.stringify({ engineRuns, idleRuns, floorRuns, profiles }, null, 2));
   await cleanup();

@@ -48,7 +48,12 @@ process.on("SIGINT", () => {
   process.exit(130);
 });
 
-function spawnProcess(cmd: string, argv: string[], env: Record<string, string>, name: string): { child: ChildProcess; ready: Promise<string> } {
+function spawnProcess(
+  cmd: string,
+  argv: string[],
+  env: Record<string, string>,
+  name: string,
+): { child: ChildProcess; ready: Promise<string> } {
   const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let err = "";
@@ -352,10 +357,42 @@ async function main() {
   await hono.ready;
 
   const targets: Target[] = [
-    { name: "direct", origin: upstreamUrl.origin, prefix: upstreamUrl.pathname.replace(/\/$/, ""), headers: { authorization: "Bearer sk-bench" }, model: "lab-model", pid: null, streams: true },
-    { name: "bare node:http proxy", origin: `http://127.0.0.1:${barePort}`, prefix: "/v1", headers: {}, model: "x", pid: bare.child.pid ?? null, streams: true },
-    { name: "apps/router", origin: `http://127.0.0.1:${routerPort}`, prefix: "/v1", headers: {}, model: "bench", pid: router.child.pid ?? null, streams: true },
-    { name: "apps/router, all routes via Hono", origin: `http://127.0.0.1:${honoPort}`, prefix: "/v1", headers: {}, model: "bench", pid: hono.child.pid ?? null, streams: true },
+    {
+      name: "direct",
+      origin: upstreamUrl.origin,
+      prefix: upstreamUrl.pathname.replace(/\/$/, ""),
+      headers: { authorization: "Bearer sk-bench" },
+      model: "lab-model",
+      pid: null,
+      streams: true,
+    },
+    {
+      name: "bare node:http proxy",
+      origin: `http://127.0.0.1:${barePort}`,
+      prefix: "/v1",
+      headers: {},
+      model: "x",
+      pid: bare.child.pid ?? null,
+      streams: true,
+    },
+    {
+      name: "apps/router",
+      origin: `http://127.0.0.1:${routerPort}`,
+      prefix: "/v1",
+      headers: {},
+      model: "bench",
+      pid: router.child.pid ?? null,
+      streams: true,
+    },
+    {
+      name: "apps/router, all routes via Hono",
+      origin: `http://127.0.0.1:${honoPort}`,
+      prefix: "/v1",
+      headers: {},
+      model: "bench",
+      pid: hono.child.pid ?? null,
+      streams: true,
+    },
   ];
 
   let portkeyStatus = portkeyNote;
@@ -392,9 +429,27 @@ async function main() {
   }
 
   const scenarios: Scenario[] = [
-    { name: "1 keep-alive connection, non-stream", connections: 1, stream: false, warmup: { count: quick ? 100 : 300 }, slice: { count: quick ? 150 : 400 } },
-    { name: "32 connections, non-stream", connections: 32, stream: false, warmup: { ms: quick ? 300 : 800 }, slice: { ms: quick ? 300 : 700 } },
-    { name: "16 connections, SSE stream", connections: 16, stream: true, warmup: { ms: quick ? 300 : 800 }, slice: { ms: quick ? 300 : 700 } },
+    {
+      name: "1 keep-alive connection, non-stream",
+      connections: 1,
+      stream: false,
+      warmup: { count: quick ? 100 : 300 },
+      slice: { count: quick ? 150 : 400 },
+    },
+    {
+      name: "32 connections, non-stream",
+      connections: 32,
+      stream: false,
+      warmup: { ms: quick ? 300 : 800 },
+      slice: { ms: quick ? 300 : 700 },
+    },
+    {
+      name: "16 connections, SSE stream",
+      connections: 16,
+      stream: true,
+      warmup: { ms: quick ? 300 : 800 },
+      slice: { ms: quick ? 300 : 700 },
+    },
   ];
 
   const lines: string[] = [];
@@ -430,15 +485,23 @@ async function main() {
       const r = summarise(p);
       const isDirect = t === targets[0];
       // Paired: slice i of this target against slice i of the bare proxy, taken back to back.
-      const rpsRatio = median(p.map((x, i) => x.requests / x.seconds / (((bareParts[i] as Slice).requests / (bareParts[i] as Slice).seconds) || 1)));
+      const rpsRatio = median(
+        p.map((x, i) => x.requests / x.seconds / ((bareParts[i] as Slice).requests / (bareParts[i] as Slice).seconds || 1)),
+      );
       const cpuRatios = p
-        .map((x, i) => (x.cpuMs !== null && (bareParts[i] as Slice).cpuMs ? x.cpuMs / x.requests / (((bareParts[i] as Slice).cpuMs as number) / (bareParts[i] as Slice).requests) : null))
+        .map((x, i) =>
+          x.cpuMs !== null && (bareParts[i] as Slice).cpuMs
+            ? x.cpuMs / x.requests / (((bareParts[i] as Slice).cpuMs as number) / (bareParts[i] as Slice).requests)
+            : null,
+        )
         .filter((v): v is number => v !== null && Number.isFinite(v));
       const err = r.errors > 0 ? ` (${r.errors} errors)` : "";
       lines.push(
         `| ${t.name}${err} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.cpuUsPerReq?.toFixed(1) ?? "—"} | ${isDirect ? "" : `${(rpsRatio * 100).toFixed(0)}%`} | ${isDirect || cpuRatios.length === 0 ? "" : `${median(cpuRatios).toFixed(2)}×`} | ${isDirect ? "" : `${(r.p50 - direct.p50).toFixed(3)} ms`} |`,
       );
-      console.error(`${s.name} · ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(3)} ms, CPU ${r.cpuUsPerReq?.toFixed(1) ?? "—"} µs/req`);
+      console.error(
+        `${s.name} · ${t.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(3)} ms, CPU ${r.cpuUsPerReq?.toFixed(1) ?? "—"} µs/req`,
+      );
     }
     lines.push("");
   }
@@ -461,7 +524,10 @@ async function main() {
   console.log(lines.join("\n"));
   if (args.json) {
     const compact = Object.fromEntries(
-      Object.entries(raw).map(([sc, byT]) => [sc, Object.fromEntries(Object.entries(byT).map(([t, ps]) => [t, ps.map(({ latencies: _l, ...rest }) => rest)]))]),
+      Object.entries(raw).map(([sc, byT]) => [
+        sc,
+        Object.fromEntries(Object.entries(byT).map(([t, ps]) => [t, ps.map(({ latencies: _l, ...rest }) => rest)])),
+      ]),
     );
     writeFileSync(args.json, JSON.stringify({ slices: compact, picks }, null, 2));
   }

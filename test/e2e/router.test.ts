@@ -56,7 +56,12 @@ beforeAll(async () => {
   adminToken = (admin as { token: string }).token;
   routerToken = (await api("/v1/tokens", { method: "POST", json: { name: "e2e-router", role: "router" } })).token;
   await api("/v1/routes", { method: "POST", json: { name: ROUTE, freeShareCap: 0.4 } });
-  for (const [name, tier] of [["paid-a", "paid"], ["paid-b", "paid"], ["free-a", "free"], ["free-b", "free"]] as const) {
+  for (const [name, tier] of [
+    ["paid-a", "paid"],
+    ["paid-b", "paid"],
+    ["free-a", "free"],
+    ["free-b", "free"],
+  ] as const) {
     await api("/v1/lines", {
       method: "POST",
       json: {
@@ -71,7 +76,16 @@ beforeAll(async () => {
       },
     });
   }
-  router = await startRouter({ controlPlaneUrl: cp.url, token: routerToken, routes: [ROUTE], port: 0, cacheFile, waitSec: 2, logger: silentLogger, processMetrics: false });
+  router = await startRouter({
+    controlPlaneUrl: cp.url,
+    token: routerToken,
+    routes: [ROUTE],
+    port: 0,
+    cacheFile,
+    waitSec: 2,
+    logger: silentLogger,
+    processMetrics: false,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -97,7 +111,9 @@ describe("router end to end", () => {
     const stream = await client(router).chat.completions.create({
       model: ROUTE,
       stream: true,
-      messages: [{ role: "user", content: "In about 100 words (around 600 characters), explain why a load balancer should check content." }],
+      messages: [
+        { role: "user", content: "In about 100 words (around 600 characters), explain why a load balancer should check content." },
+      ],
     });
     let text = "";
     let chunks = 0;
@@ -121,10 +137,14 @@ describe("router end to end", () => {
   it("stops sending traffic to a line that starts truncating, within the detection bound", async () => {
     lab.setMode("free-a", "truncate", { fraction: 0.25 });
     // 2 intervals + a timeout (SPEC §6), plus the router's long-poll; generous for a busy machine.
-    await eventually(async () => {
-      const snap = router.client.snapshot(ROUTE);
-      return snap !== undefined && !snap.table.lines.some((l) => l.name === "free-a" && l.weight > 0);
-    }, 40_000, 100);
+    await eventually(
+      async () => {
+        const snap = router.client.snapshot(ROUTE);
+        return snap !== undefined && !snap.table.lines.some((l) => l.name === "free-a" && l.weight > 0);
+      },
+      40_000,
+      100,
+    );
     const lines = await servedBy(router, 60);
     expect(lines).not.toContain("free-a");
     expect(new Set(lines).size).toBeGreaterThanOrEqual(2);
@@ -137,7 +157,17 @@ describe("router end to end", () => {
     expect(afterDeath.length).toBe(10);
     expect(afterDeath).not.toContain("free-a");
 
-    const cold = await startRouter({ controlPlaneUrl: cp!.url, token: routerToken, routes: [ROUTE], port: 0, cacheFile, waitSec: 2, logger: silentLogger, processMetrics: false, clientOptions: { startTimeoutMs: 1_000 } });
+    const cold = await startRouter({
+      controlPlaneUrl: cp!.url,
+      token: routerToken,
+      routes: [ROUTE],
+      port: 0,
+      cacheFile,
+      waitSec: 2,
+      logger: silentLogger,
+      processMetrics: false,
+      clientOptions: { startTimeoutMs: 1_000 },
+    });
     try {
       expect(cold.client.snapshot(ROUTE)?.table.version).toBe(version);
       const served = await servedBy(cold, 10);

@@ -39,8 +39,17 @@ beforeAll(async () => {
   });
   await createRoute(cp, "chat");
   await createLines(cp, "chat", [
-    ...Array.from({ length: HUNG }, (_, i) => ({ name: `hung-${i}`, baseUrl: lab.baseUrl(`hung-${i}`), probeIntervalSec: 10, timeoutMs: HUNG_TIMEOUT_MS })),
-    ...Array.from({ length: GOOD }, (_, i) => ({ name: `good-${i}`, baseUrl: lab.baseUrl(`good-${i}`), probeIntervalSec: GOOD_INTERVAL_SEC })),
+    ...Array.from({ length: HUNG }, (_, i) => ({
+      name: `hung-${i}`,
+      baseUrl: lab.baseUrl(`hung-${i}`),
+      probeIntervalSec: 10,
+      timeoutMs: HUNG_TIMEOUT_MS,
+    })),
+    ...Array.from({ length: GOOD }, (_, i) => ({
+      name: `good-${i}`,
+      baseUrl: lab.baseUrl(`good-${i}`),
+      probeIntervalSec: GOOD_INTERVAL_SEC,
+    })),
   ]);
 }, 120_000);
 
@@ -53,7 +62,10 @@ afterAll(async () => {
 describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("twenty hung upstreams", () => {
   it("keep the event loop responsive and do not delay the other lines", async () => {
     // Hung probes are under way before measuring.
-    await eventually(async () => Array.from({ length: HUNG }, (_, i) => lab.stats(`hung-${i}`).hung).reduce((a, b) => a + b, 0) >= HUNG, 30_000);
+    await eventually(
+      async () => Array.from({ length: HUNG }, (_, i) => lab.stats(`hung-${i}`).hung).reduce((a, b) => a + b, 0) >= HUNG,
+      30_000,
+    );
     const histogram = monitorEventLoopDelay({ resolution: 10 });
     histogram.enable();
     const windowStart = Date.now();
@@ -68,7 +80,12 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("twenty h
     }
     histogram.disable();
     const ms = (ns: number) => Math.round(ns / 1e5) / 10;
-    const figures = { p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max), slowestTableMs: slowest };
+    const figures = {
+      p50: ms(histogram.percentile(50)),
+      p99: ms(histogram.percentile(99)),
+      max: ms(histogram.max),
+      slowestTableMs: slowest,
+    };
     process.stdout.write(`event-loop delay with ${HUNG} hung upstreams (ms): ${JSON.stringify(figures)}\n`);
     // Generous: the machine is shared; a blocked loop would show seconds, not tens of ms.
     expect.soft(figures.p99).toBeLessThan(500);
@@ -83,7 +100,8 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("twenty h
     for (const line of lines.lines.filter((l) => l.name.startsWith("good-"))) {
       const results = await lineResultsSince(cp.database.db, line.id, new Date(windowStart), 10_000);
       const bySample = new Map<string, number[]>();
-      for (const r of results.filter((x) => x.trigger === "schedule")) bySample.set(r.sampleName, [...(bySample.get(r.sampleName) ?? []), r.startedAt]);
+      for (const r of results.filter((x) => x.trigger === "schedule"))
+        bySample.set(r.sampleName, [...(bySample.get(r.sampleName) ?? []), r.startedAt]);
       expect(bySample.size, line.name).toBe(4);
       for (const [sample, times] of bySample) {
         times.sort((x, y) => x - y);

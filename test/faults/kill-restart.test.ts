@@ -25,7 +25,13 @@ let ids: Map<string, string>;
 const secretKey = "a".repeat(64);
 
 const health = async (name: string) => (await (await cp.request(`/v1/lines/${ids.get(name)}/health`)).json()) as HealthView;
-const timers = (h: HealthView) => ({ state: h.state, weightFactor: h.weightFactor, cooldown: h.cooldown, probation: h.probation, holdUntil: h.holdUntil });
+const timers = (h: HealthView) => ({
+  state: h.state,
+  weightFactor: h.weightFactor,
+  cooldown: h.cooldown,
+  probation: h.probation,
+  holdUntil: h.holdUntil,
+});
 
 beforeAll(async () => {
   database = await faultDatabase();
@@ -58,16 +64,30 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
     await eventually(async () => (await health("mending")).state === "probation", 60_000);
 
     // Kill while a probe is in flight (claimed, not yet handed back).
-    await eventually(async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from probe_schedule where claimed_by is not null`)[0]!.n > 0, 20_000, 20);
+    await eventually(
+      async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from probe_schedule where claimed_by is not null`)[0]!.n > 0,
+      20_000,
+      20,
+    );
     await cp.kill9();
-    const claimedAtDeath = (await db.sql<{ n: number }[]>`select count(*)::int as n from probe_schedule where claimed_by is not null`)[0]!.n;
+    const claimedAtDeath = (await db.sql<{ n: number }[]>`select count(*)::int as n from probe_schedule where claimed_by is not null`)[0]!
+      .n;
     expect(claimedAtDeath).toBeGreaterThan(0);
     const healthAtDeath = await db.health();
-    const tableAtDeath = (await db.sql<{ version: number; lines: { name: string; weight: number }[] }[]>`select version::int as version, lines from published_tables where route_name = 'chat'`)[0]!;
+    const tableAtDeath = (
+      await db.sql<
+        { version: number; lines: { name: string; weight: number }[] }[]
+      >`select version::int as version, lines from published_tables where route_name = 'chat'`
+    )[0]!;
     const eventsAtDeath = await db.events();
 
     // Restart without the scheduler: what it serves is exactly what was stored when it died.
-    cp = await startControlPlaneProcess({ databaseUrl: database.url, replicaId: "crash-a", secretKey, env: { LINEWATCH_SCHEDULER: "false" } });
+    cp = await startControlPlaneProcess({
+      databaseUrl: database.url,
+      replicaId: "crash-a",
+      secretKey,
+      env: { LINEWATCH_SCHEDULER: "false" },
+    });
     const views = new Map<string, HealthView>();
     for (const name of LINES) views.set(name, await health(name));
     expect(views.get("broken")!.state).toBe("cooldown");
@@ -109,9 +129,13 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
     expect(events.slice(0, eventsAtDeath.length)).toEqual(eventsAtDeath);
     const keys = events.map((e) => e.dedupe_key).filter((k) => k !== null);
     expect(new Set(keys).size).toBe(keys.length);
-    const transitions = events.filter((e) => e.kind === "state_change").map((e) => `${e.line_id}:${JSON.stringify((e.data as { probeIds?: string[] }).probeIds ?? [])}:${(e.data as { to: string }).to}`);
+    const transitions = events
+      .filter((e) => e.kind === "state_change")
+      .map((e) => `${e.line_id}:${JSON.stringify((e.data as { probeIds?: string[] }).probeIds ?? [])}:${(e.data as { to: string }).to}`);
     expect(new Set(transitions).size).toBe(transitions.length);
-    const versions = events.filter((e) => e.kind === "table_published" && e.route_name === "chat").map((e) => (e.data as { version: number }).version);
+    const versions = events
+      .filter((e) => e.kind === "table_published" && e.route_name === "chat")
+      .map((e) => (e.data as { version: number }).version);
     expect(new Set(versions).size).toBe(versions.length);
     expect(cp.stderr()).toBe("");
   }, 240_000);

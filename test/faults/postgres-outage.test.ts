@@ -55,7 +55,13 @@ describe.skipIf(!canRunPrivatePostgres())("PostgreSQL outage of 20 s", () => {
     const outageStart = Date.now();
     // A long-poll that was waiting when the database went away keeps waiting and answers 304.
     const longPoll = cp.request("/v1/tables/chat?waitSec=5", { headers: { "if-none-match": before.etag! } });
-    const seen = { readyz: new Set<number>(), table: new Set<number>(), conditional: new Set<number>(), list: new Set<number>(), healthz: new Set<number>() };
+    const seen = {
+      readyz: new Set<number>(),
+      table: new Set<number>(),
+      conditional: new Set<number>(),
+      list: new Set<number>(),
+      healthz: new Set<number>(),
+    };
     let firstNotReady: number | null = null;
     while (Date.now() - outageStart < OUTAGE_MS) {
       const ready = await cp.request("/readyz");
@@ -106,8 +112,10 @@ describe.skipIf(!canRunPrivatePostgres())("PostgreSQL outage of 20 s", () => {
       const stuck = rows.filter((r) => !r.at || r.at < restarted);
       const detail = await Promise.all(
         stuck.map(async (r) => ({
-          schedule: await db.sql`select next_at, trigger, claimed_by, claimed_until from probe_schedule where line_id = ${r.line_id} and sample_id = ${r.sample_id}`,
-          results: await db.sql`select started_at, slot, trigger from probe_results where line_id = ${r.line_id} and sample_id = ${r.sample_id} order by started_at desc limit 5`,
+          schedule:
+            await db.sql`select next_at, trigger, claimed_by, claimed_until from probe_schedule where line_id = ${r.line_id} and sample_id = ${r.sample_id}`,
+          results:
+            await db.sql`select started_at, slot, trigger from probe_results where line_id = ${r.line_id} and sample_id = ${r.sample_id} order by started_at desc limit 5`,
         })),
       );
       throw new Error(`not probed since the restart (${restarted.toISOString()}): ${JSON.stringify(stuck)} ${JSON.stringify(detail)}`);

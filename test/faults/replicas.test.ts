@@ -24,13 +24,17 @@ const start = (replicaId: string) => startControlPlaneProcess({ databaseUrl: dat
 
 /** Both replicas answer the same version and weights (polled: one may be a NOTIFY behind). */
 async function sameTables(route: string): Promise<TableBody> {
-  return eventually(async () => {
-    const [ta, tb] = await Promise.all([getTable(a, route), getTable(b, route)]);
-    if (ta.status !== 200 || tb.status !== 200 || ta.body!.version !== tb.body!.version) return undefined;
-    expect(weights(ta.body!)).toEqual(weights(tb.body!));
-    expect(ta.etag).toBe(tb.etag);
-    return ta.body!;
-  }, 10_000, 100);
+  return eventually(
+    async () => {
+      const [ta, tb] = await Promise.all([getTable(a, route), getTable(b, route)]);
+      if (ta.status !== 200 || tb.status !== 200 || ta.body!.version !== tb.body!.version) return undefined;
+      expect(weights(ta.body!)).toEqual(weights(tb.body!));
+      expect(ta.etag).toBe(tb.etag);
+      return ta.body!;
+    },
+    10_000,
+    100,
+  );
 }
 
 beforeAll(async () => {
@@ -48,7 +52,13 @@ beforeAll(async () => {
       tier: i % 5 === 0 ? "free" : "paid",
       baseUrl: lab.baseUrl(name),
       probeIntervalSec: INTERVAL_SEC,
-      routes: i === 1 || i === 2 ? [{ route: "chat", weight: 10 }, { route: "lp", weight: 1 }] : [{ route: "chat", weight: 10 }],
+      routes:
+        i === 1 || i === 2
+          ? [
+              { route: "chat", weight: 10 },
+              { route: "lp", weight: 1 },
+            ]
+          : [{ route: "chat", weight: 10 }],
     })),
   );
 }, 180_000);
@@ -62,71 +72,84 @@ afterAll(async () => {
 });
 
 describe.skipIf(!process.env.DATABASE_URL)(`two replicas, ${LINE_COUNT} lines`, () => {
-  it("runs each probe slot once, serves identical tables, wakes long-polls across replicas, survives joins and leaves", async () => {
-    const t0 = Date.now();
-    const at = (fraction: number) => pause(Math.max(0, t0 + DURATION_MS * fraction - Date.now()));
+  it(
+    "runs each probe slot once, serves identical tables, wakes long-polls across replicas, survives joins and leaves",
+    async () => {
+      const t0 = Date.now();
+      const at = (fraction: number) => pause(Math.max(0, t0 + DURATION_MS * fraction - Date.now()));
 
-    // B joins a running A.
-    b = await start("replica-b");
-    await sameTables("chat");
+      // B joins a running A.
+      b = await start("replica-b");
+      await sameTables("chat");
 
-    // Health moves on both replicas: a few lines start failing, so tables get new versions.
-    await at(0.2);
-    for (const n of names.slice(40, 44)) lab.setMode(n, "errors");
-    const degraded = await eventually(async () => {
-      const t = await sameTables("chat");
-      return names.slice(40, 44).every((n) => (weights(t)[n] ?? 0) === 0) ? t : undefined;
-    }, 60_000, 500);
-    expect(degraded.lines.length).toBeGreaterThanOrEqual(LINE_COUNT - 4);
+      // Health moves on both replicas: a few lines start failing, so tables get new versions.
+      await at(0.2);
+      for (const n of names.slice(40, 44)) lab.setMode(n, "errors");
+      const degraded = await eventually(
+        async () => {
+          const t = await sameTables("chat");
+          return names.slice(40, 44).every((n) => (weights(t)[n] ?? 0) === 0) ? t : undefined;
+        },
+        60_000,
+        500,
+      );
+      expect(degraded.lines.length).toBeGreaterThanOrEqual(LINE_COUNT - 4);
 
-    // A long-poll on A wakes when B publishes (B changes a weight on route "lp").
-    const lp = await sameTables("lp");
-    const started = Date.now();
-    const poll = a.request(`/v1/tables/lp?waitSec=30`, { headers: { "if-none-match": `"${lp.version}"` } });
-    await pause(300);
-    const patch = await b.request(`/v1/lines/${ids.get(names[1]!)}`, {
-      method: "PATCH",
-      json: { routes: [{ route: "chat", weight: 10 }, { route: "lp", weight: 3 }] },
-    });
-    expect(patch.status, await patch.clone().text()).toBe(200);
-    const woke = await poll;
-    expect(woke.status).toBe(200);
-    const wokeBody = (await woke.json()) as TableBody;
-    expect(wokeBody.version).toBeGreaterThan(lp.version);
-    expect(weights(wokeBody)).toEqual({ [names[1]!]: 7500, [names[2]!]: 2500 });
-    expect(Date.now() - started).toBeLessThan(10_000);
+      // A long-poll on A wakes when B publishes (B changes a weight on route "lp").
+      const lp = await sameTables("lp");
+      const started = Date.now();
+      const poll = a.request(`/v1/tables/lp?waitSec=30`, { headers: { "if-none-match": `"${lp.version}"` } });
+      await pause(300);
+      const patch = await b.request(`/v1/lines/${ids.get(names[1]!)}`, {
+        method: "PATCH",
+        json: {
+          routes: [
+            { route: "chat", weight: 10 },
+            { route: "lp", weight: 3 },
+          ],
+        },
+      });
+      expect(patch.status, await patch.clone().text()).toBe(200);
+      const woke = await poll;
+      expect(woke.status).toBe(200);
+      const wokeBody = (await woke.json()) as TableBody;
+      expect(wokeBody.version).toBeGreaterThan(lp.version);
+      expect(weights(wokeBody)).toEqual({ [names[1]!]: 7500, [names[2]!]: 2500 });
+      expect(Date.now() - started).toBeLessThan(10_000);
 
-    // A leaves; B alone keeps every line on time; A comes back.
-    await at(0.5);
-    await a.stop();
-    const leftAt = new Date();
-    await at(0.75);
-    a = await start("replica-a");
-    await at(1);
-    await sameTables("chat");
+      // A leaves; B alone keeps every line on time; A comes back.
+      await at(0.5);
+      await a.stop();
+      const leftAt = new Date();
+      await at(0.75);
+      a = await start("replica-a");
+      await at(1);
+      await sameTables("chat");
 
-    // Stop both gracefully: probes under way finish and are stored, then count.
-    await Promise.all([a.stop(), b.stop()]);
-    expect(await db.duplicateSlots()).toEqual([]);
+      // Stop both gracefully: probes under way finish and are stored, then count.
+      await Promise.all([a.stop(), b.stop()]);
+      expect(await db.duplicateSlots()).toEqual([]);
 
-    // Every request a lab line received is one stored result: no probe ran twice, none was lost.
-    const stored = await db.resultsPerLine();
-    const mismatched = names.filter((n) => lab.stats(n).requests !== stored.get(n));
-    expect(mismatched.map((n) => ({ line: n, lab: lab.stats(n).requests, stored: stored.get(n) }))).toEqual([]);
+      // Every request a lab line received is one stored result: no probe ran twice, none was lost.
+      const stored = await db.resultsPerLine();
+      const mismatched = names.filter((n) => lab.stats(n).requests !== stored.get(n));
+      expect(mismatched.map((n) => ({ line: n, lab: lab.stats(n).requests, stored: stored.get(n) }))).toEqual([]);
 
-    // On time throughout, while A was away too: no (line, sample) waited much over its interval plus
-    // the moment a replica leaves or joins (seen: up to 28 s on a loaded host around A's restart).
-    const gaps = await db.sql<{ line: string; sample: string; gap_ms: number; at: Date }[]>`
+      // On time throughout, while A was away too: no (line, sample) waited much over its interval plus
+      // the moment a replica leaves or joins (seen: up to 28 s on a loaded host around A's restart).
+      const gaps = await db.sql<{ line: string; sample: string; gap_ms: number; at: Date }[]>`
       select l.name as line, s.name as sample, gap_ms, at from (
         select line_id, sample_id, started_at as at,
                extract(epoch from started_at - lag(started_at) over (partition by line_id, sample_id order by started_at)) * 1000 as gap_ms
         from probe_results where trigger = 'schedule') g
       join lines l on l.id = g.line_id join samples s on s.id = g.sample_id
       where gap_ms > ${INTERVAL_SEC * 1000 + 25_000} order by gap_ms desc limit 10`;
-    expect(gaps).toEqual([]);
-    const whileAlone = await db.resultsPerLine(leftAt);
-    const expectedAlone = Math.floor((DURATION_MS * 0.25) / (INTERVAL_SEC * 1000)) * SAMPLES;
-    for (const n of names) expect(whileAlone.get(n)!, n).toBeGreaterThanOrEqual(expectedAlone - SAMPLES);
-    expect(a.stderr() + b.stderr()).toBe("");
-  }, DURATION_MS + 240_000);
+      expect(gaps).toEqual([]);
+      const whileAlone = await db.resultsPerLine(leftAt);
+      const expectedAlone = Math.floor((DURATION_MS * 0.25) / (INTERVAL_SEC * 1000)) * SAMPLES;
+      for (const n of names) expect(whileAlone.get(n)!, n).toBeGreaterThanOrEqual(expectedAlone - SAMPLES);
+      expect(a.stderr() + b.stderr()).toBe("");
+    },
+    DURATION_MS + 240_000,
+  );
 });

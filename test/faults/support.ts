@@ -31,9 +31,11 @@ export async function createLines(cp: Api, route: string, specs: LineSpec[]): Pr
   const ids = new Map<string, string>();
   // A few at a time: each registration reconciles the schedule and republishes its routes.
   const queue = [...specs];
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    for (let s = queue.shift(); s; s = queue.shift()) await createOne(s);
-  }));
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let s = queue.shift(); s; s = queue.shift()) await createOne(s);
+    }),
+  );
   return ids;
 
   async function createOne(s: LineSpec) {
@@ -89,8 +91,22 @@ export function inspect(url: string) {
         group by s.line_id, s.sample_id`;
       return rows;
     },
-    events: () => sql<{ id: number; kind: string; line_id: string | null; route_name: string | null; reason: string; dedupe_key: string | null; data: Record<string, unknown> }[]>`select id, kind, line_id, route_name, reason, dedupe_key, data from events order by id`,
-    health: () => sql<{ line_id: string; state: string; revision: number; tick_at: Date | null; health: Record<string, unknown> }[]>`select line_id, state, revision, tick_at, health from line_health order by line_id`,
+    events: () =>
+      sql<
+        {
+          id: number;
+          kind: string;
+          line_id: string | null;
+          route_name: string | null;
+          reason: string;
+          dedupe_key: string | null;
+          data: Record<string, unknown>;
+        }[]
+      >`select id, kind, line_id, route_name, reason, dedupe_key, data from events order by id`,
+    health: () =>
+      sql<
+        { line_id: string; state: string; revision: number; tick_at: Date | null; health: Record<string, unknown> }[]
+      >`select line_id, state, revision, tick_at, health from line_health order by line_id`,
     close: () => sql.end({ timeout: 5 }),
   };
 }

@@ -67,7 +67,11 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
     LOG_LEVEL: "info",
     ...opts.env,
   };
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/control-plane/src/main.ts"], { cwd: repoRoot, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "apps/control-plane/src/main.ts"], {
+    cwd: repoRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const logLines: LogLine[] = [];
   let rawStderr = "";
   let stdout = "";
@@ -98,16 +102,25 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
       const m = /linewatch control plane: (http:\/\/\S+)/.exec(stdout);
       if (m) resolve(m[1]!);
     });
-    void exited.then((how) => reject(new Error(`control plane ${replicaId} exited (${how}) before it listened:\n${rawStderr}\n${JSON.stringify(logLines.slice(-20))}`)));
+    void exited.then((how) =>
+      reject(
+        new Error(`control plane ${replicaId} exited (${how}) before it listened:\n${rawStderr}\n${JSON.stringify(logLines.slice(-20))}`),
+      ),
+    );
   });
   const timeout = opts.readyTimeoutMs ?? 60_000;
-  const url = await withTimeout(urlFound, timeout, `control plane ${replicaId} did not start within ${timeout} ms`).catch((error: unknown) => {
-    child.kill("SIGKILL");
-    throw error;
-  });
+  const url = await withTimeout(urlFound, timeout, `control plane ${replicaId} did not start within ${timeout} ms`).catch(
+    (error: unknown) => {
+      child.kill("SIGKILL");
+      throw error;
+    },
+  );
   const deadline = Date.now() + timeout;
   for (;;) {
-    const ok = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${url}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) break;
     if (exitedWith !== null || Date.now() > deadline) {
       child.kill("SIGKILL");

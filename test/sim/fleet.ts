@@ -178,7 +178,11 @@ export class Fleet {
   private interval(s: LineState): number {
     const fast = isFastProbing(s.health, this.now);
     return probeIntervalMs(
-      { probeIntervalSec: s.line.probeIntervalSec ?? 45, dailyQuota: s.line.dailyQuota ?? null, probeBudgetPct: s.line.probeBudgetPct ?? 5 },
+      {
+        probeIntervalSec: s.line.probeIntervalSec ?? 45,
+        dailyQuota: s.line.dailyQuota ?? null,
+        probeBudgetPct: s.line.probeBudgetPct ?? 5,
+      },
       this.opts.samples.length,
       { fast },
     );

@@ -67,7 +67,15 @@ export class LabUpstream {
     const timedOut = latencyMs > sample.timeoutMs;
     let observation;
     if (timedOut) {
-      observation = { status: null, errorClass: "timeout" as const, latencyMs: sample.timeoutMs, content: null, json: null, contentHash: null, nonce };
+      observation = {
+        status: null,
+        errorClass: "timeout" as const,
+        latencyMs: sample.timeoutMs,
+        content: null,
+        json: null,
+        contentHash: null,
+        nonce,
+      };
     } else {
       const filled = fillTemplate(sample.request, { nonce, now: at }) as { messages: unknown[]; response_format?: unknown };
       const view = viewChat(filled.messages, filled.response_format);

@@ -11,7 +11,10 @@ const MIN = 60_000;
 const HOUR = 60 * MIN;
 const route: TableRoute = { name: "chat-default", freeShareCap: 0.2, onAllDown: "fail-open" };
 const line = (id: string, tier: "paid" | "free", respond: FleetLine["respond"], baseWeight = 100): FleetLine => ({
-  id, tier, baseWeight, respond,
+  id,
+  tier,
+  baseWeight,
+  respond,
 });
 const firstZeroAfter = (f: Fleet, lineId: string, t: number) =>
   f.tables.find((tb) => tb.generatedAt >= t && !tb.lines.some((l) => l.lineId === lineId))?.generatedAt ?? null;
@@ -31,7 +34,11 @@ describe("simulation scenarios", () => {
         lines: [
           line("paid-a", "paid", healthy(11 + run)),
           line("paid-b", "paid", healthy(21 + run)),
-          line("free-a", "free", lab({ name: "free-a", seed: run + 1, faultAt: (t) => (t >= onset ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }) })),
+          line(
+            "free-a",
+            "free",
+            lab({ name: "free-a", seed: run + 1, faultAt: (t) => (t >= onset ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }) }),
+          ),
         ],
       });
       f.runUntil(onset + 10 * MIN);
@@ -43,7 +50,10 @@ describe("simulation scenarios", () => {
       expect(cooldown?.effect).toMatchObject({ reason: "consecutive_failures" });
       expect(cooldown?.effect.kind === "state_change" && cooldown.effect.probeIds).toHaveLength(2);
       // The paid lines carry the route.
-      expect(f.table.lines.map((l) => [l.lineId, l.weight])).toEqual([["paid-a", 5000], ["paid-b", 5000]]);
+      expect(f.table.lines.map((l) => [l.lineId, l.weight])).toEqual([
+        ["paid-a", 5000],
+        ["paid-b", 5000],
+      ]);
     }
     for (const d of delays) expect(d).toBeLessThanOrEqual(bound);
   });
@@ -57,7 +67,11 @@ describe("simulation scenarios", () => {
       samples: SIM_SAMPLES,
       lines: [
         line("paid-a", "paid", healthy(1)),
-        line("paid-b", "paid", lab({ name: "paid-b", seed: 3, faultAt: (t) => (t >= bad && t < good ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }) })),
+        line(
+          "paid-b",
+          "paid",
+          lab({ name: "paid-b", seed: 3, faultAt: (t) => (t >= bad && t < good ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }) }),
+        ),
         line("free-a", "free", healthy(2)),
       ],
     });
@@ -84,8 +98,9 @@ describe("simulation scenarios", () => {
       lines: [line("paid-a", "paid", healthy(1)), line("paid-b", "paid", flaky(0.5, 9)), line("free-a", "free", healthy(2))],
     });
     f.runUntil(T0 + 24 * HOUR);
-    const perHour = Array.from({ length: 24 }, (_, h) =>
-      f.tables.filter((t) => t.generatedAt > T0 + h * HOUR && t.generatedAt <= T0 + (h + 1) * HOUR).length,
+    const perHour = Array.from(
+      { length: 24 },
+      (_, h) => f.tables.filter((t) => t.generatedAt > T0 + h * HOUR && t.generatedAt <= T0 + (h + 1) * HOUR).length,
     );
     const mean = perHour.reduce((a, n) => a + n, 0) / 24;
     console.log(`50%-flaky line: table versions per hour ${perHour.join(" ")} (mean ${mean.toFixed(1)})`);
@@ -153,7 +168,15 @@ describe("simulation scenarios", () => {
   });
 
   it.each([
-    { onAllDown: "fail-open" as const, mode: "panic", lines: [{ lineId: "paid-a", weight: 6000 }, { lineId: "paid-b", weight: 2000 }, { lineId: "free-a", weight: 2000 }] },
+    {
+      onAllDown: "fail-open" as const,
+      mode: "panic",
+      lines: [
+        { lineId: "paid-a", weight: 6000 },
+        { lineId: "paid-b", weight: 2000 },
+        { lineId: "free-a", weight: 2000 },
+      ],
+    },
     { onAllDown: "fail-closed" as const, mode: "panic", lines: [] },
   ])("everything down, $onAllDown: panic by base weight or an empty table", ({ onAllDown, mode, lines }) => {
     const f = new Fleet({

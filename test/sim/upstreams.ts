@@ -20,7 +20,12 @@ export type Respond = (sample: SimSample, at: number, kind: ProbeKind) => SimOut
 
 export const healthy = (seed = 1): Respond => {
   const rng = mulberry32(seed);
-  return (s) => ({ score: 95 + Math.floor(rng() * 6), passed: true, hardFailure: false, latencyMs: (BASE_LATENCY_MS[s.id] ?? 1000) * logNormal(rng, 0.2) });
+  return (s) => ({
+    score: 95 + Math.floor(rng() * 6),
+    passed: true,
+    hardFailure: false,
+    latencyMs: (BASE_LATENCY_MS[s.id] ?? 1000) * logNormal(rng, 0.2),
+  });
 };
 
 /** Connect errors: a hard failure after 100 ms. */
@@ -36,11 +41,13 @@ export const flaky = (p: number, seed = 1): Respond => {
 };
 
 /** Switches between upstream models over time. */
-export const phases = (...parts: Array<[from: number, respond: Respond]>): Respond => (s, at, kind) => {
-  let current = parts[0]![1];
-  for (const [from, r] of parts) if (at >= from) current = r;
-  return current(s, at, kind);
-};
+export const phases =
+  (...parts: Array<[from: number, respond: Respond]>): Respond =>
+  (s, at, kind) => {
+    let current = parts[0]![1];
+    for (const [from, r] of parts) if (at >= from) current = r;
+    return current(s, at, kind);
+  };
 
 export interface LabOptions {
   name: string;

@@ -36,7 +36,12 @@ export const OPTIONS = {
   answer: { type: "string", arg: "TEXT", help: "expect: the normalized answer is TEXT (correctness)" },
   nonce: { type: "boolean", help: "expect: the answer echoes {{nonce}} (add it to the prompt)" },
   varies: { type: "boolean", help: "expect: answers differ from probe to probe (stale-cache check)" },
-  "required-field": { type: "string", multiple: true, arg: "PATH", help: "expect: this field is present (content.x = inside a JSON answer); repeatable" },
+  "required-field": {
+    type: "string",
+    multiple: true,
+    arg: "PATH",
+    help: "expect: this field is present (content.x = inside a JSON answer); repeatable",
+  },
   "max-latency-ms": { type: "string", arg: "N", help: "expect: answered within N ms" },
   weight: { type: "string", arg: "N", help: "weight of the sample in the line score (default 1)" },
 
@@ -77,7 +82,10 @@ export interface Parsed {
 
 export function parseCommandLine(argv: string[]): Parsed {
   const options = Object.fromEntries(
-    Object.entries(OPTIONS).map(([name, o]) => [name, { type: o.type, ...("short" in o ? { short: o.short } : {}), ...("multiple" in o ? { multiple: o.multiple } : {}) }]),
+    Object.entries(OPTIONS).map(([name, o]) => [
+      name,
+      { type: o.type, ...("short" in o ? { short: o.short } : {}), ...("multiple" in o ? { multiple: o.multiple } : {}) },
+    ]),
   );
   try {
     const { values, positionals, tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });

@@ -67,7 +67,11 @@ export class ApiClient {
       try {
         return JSON.parse(text) as T;
       } catch {
-        throw new ApiFailure(`${method} ${path}: the answer is not JSON (is ${this.baseUrl} a linewatch control plane?)`, res.status, "bad_response");
+        throw new ApiFailure(
+          `${method} ${path}: the answer is not JSON (is ${this.baseUrl} a linewatch control plane?)`,
+          res.status,
+          "bad_response",
+        );
       }
     }
     throw failureFrom(method, path, res.status, text);
@@ -95,5 +99,7 @@ function unreachable(baseUrl: string, error: unknown, timeoutMs: number): Unreac
     return new Unreachable(`the control plane at ${baseUrl} did not answer within ${Math.round(timeoutMs / 1000)} s`);
   }
   const why = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(error);
-  return new Unreachable(`cannot reach the control plane at ${baseUrl} (${why}); start it with \`linewatch serve\` or pass --url / LINEWATCH_URL`);
+  return new Unreachable(
+    `cannot reach the control plane at ${baseUrl} (${why}); start it with \`linewatch serve\` or pass --url / LINEWATCH_URL`,
+  );
 }

@@ -28,7 +28,8 @@ export function ago(iso: string | null | undefined, now = Date.now()): string {
   const ms = now - Date.parse(iso);
   const future = ms < 0;
   const s = Math.round(Math.abs(ms) / 1000);
-  const text = s < 90 ? `${s}s` : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
+  const text =
+    s < 90 ? `${s}s` : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : `${Math.round(s / 86400)}d`;
   return future ? `in ${text}` : `${text} ago`;
 }
 

@@ -33,7 +33,9 @@ export interface PlanOptions {
 /** JSON with sorted keys: equal values, equal text, whatever order the keys came in. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
@@ -124,12 +126,17 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
   const routeAfter = (name: string) => fileRoutes.has(name) || (!pruneRoutes && haveRoutes.has(name));
   for (const l of file.lines) {
     l.spec.routes.forEach((m, j) => {
-      if (!routeAfter(m.route)) problems.push({ field: `lines[${l.index}].routes[${j}].route`, message: `no route ${JSON.stringify(m.route)}: add it under routes:` });
+      if (!routeAfter(m.route))
+        problems.push({
+          field: `lines[${l.index}].routes[${j}].route`,
+          message: `no route ${JSON.stringify(m.route)}: add it under routes:`,
+        });
     });
   }
   file.samples.forEach((s, i) =>
     s.routes.forEach((r, j) => {
-      if (!routeAfter(r)) problems.push({ field: `samples[${i}].routes[${j}]`, message: `no route ${JSON.stringify(r)}: add it under routes:` });
+      if (!routeAfter(r))
+        problems.push({ field: `samples[${i}].routes[${j}]`, message: `no route ${JSON.stringify(r)}: add it under routes:` });
     }),
   );
 
@@ -161,10 +168,12 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
     if (file.sections.samples) {
       const keep = new Set(file.samples.map((s) => s.name));
       // Shipped samples come with the control plane (and come back at its next start): never pruned.
-      for (const s of current.samples) if (!keep.has(s.name) && s.source !== "shipped") changes.push({ action: "delete", kind: "sample", name: s.name, target: s.id });
+      for (const s of current.samples)
+        if (!keep.has(s.name) && s.source !== "shipped") changes.push({ action: "delete", kind: "sample", name: s.name, target: s.id });
     }
     if (pruneRoutes) {
-      for (const r of current.routes) if (!fileRoutes.has(r.name)) changes.push({ action: "delete", kind: "route", name: r.name, target: r.name });
+      for (const r of current.routes)
+        if (!fileRoutes.has(r.name)) changes.push({ action: "delete", kind: "route", name: r.name, target: r.name });
     }
   }
   return changes;
@@ -194,7 +203,9 @@ export function describeChange(c: Change): string {
       return `+ ${c.kind} ${c.name}${detail}`;
     }
     case "update":
-      return [`~ ${c.kind} ${c.name}`, ...c.changes.map((f) => `    ${f.field}: ${show(f.field, f.from)} → ${show(f.field, f.to)}`)].join("\n");
+      return [`~ ${c.kind} ${c.name}`, ...c.changes.map((f) => `    ${f.field}: ${show(f.field, f.from)} → ${show(f.field, f.to)}`)].join(
+        "\n",
+      );
     case "delete":
       return `- ${c.kind} ${c.name}`;
   }

@@ -17,7 +17,12 @@ import type { Line, Route, Sample } from "./types";
 
 export type LineSpec = Omit<z.infer<typeof LineCreateSchema>, "apiKey" | "adminState">;
 export type SampleSpec = z.infer<typeof SampleCreateSchema>;
-export type RouteSpec = { name: string; freeShareCap: number; onAllDown: "fail-open" | "fail-closed"; policy: Record<string, number> | null };
+export type RouteSpec = {
+  name: string;
+  freeShareCap: number;
+  onAllDown: "fail-open" | "fail-closed";
+  policy: Record<string, number> | null;
+};
 
 export interface DesiredLine {
   spec: LineSpec;
@@ -57,7 +62,8 @@ function policyProblems(prefix: string, policy: Record<string, number> | undefin
   if (!policy) return [];
   const known = new Set(Object.keys(DEFAULT_HEALTH_POLICY).filter((k) => k !== "freeShareCap" && k !== "probationSteps"));
   const unknown = Object.keys(policy).filter((k) => !known.has(k));
-  if (unknown.length > 0) return unknown.map((k) => ({ field: `${prefix}.policy.${k}`, message: `unknown threshold (known: ${[...known].join(", ")})` }));
+  if (unknown.length > 0)
+    return unknown.map((k) => ({ field: `${prefix}.policy.${k}`, message: `unknown threshold (known: ${[...known].join(", ")})` }));
   const resolved = resolveHealthPolicy(policy);
   if (resolved.ok) return [];
   return resolved.error.map((p) => ({ field: `${prefix}.policy.${p.split(":")[0]}`, message: p.split(":").slice(1).join(":").trim() }));
@@ -93,14 +99,23 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
   list("lines").forEach((entry, i) => {
     if (!isRecord(entry)) return void problems.push({ field: `lines[${i}]`, message: "must be a mapping" });
     const { apiKeyEnv, apiKey, ...rest } = entry;
-    if (apiKey !== undefined) problems.push({ field: `lines[${i}].apiKey`, message: "keys are not kept in files: put the key in an environment variable and name it with apiKeyEnv" });
+    if (apiKey !== undefined)
+      problems.push({
+        field: `lines[${i}].apiKey`,
+        message: "keys are not kept in files: put the key in an environment variable and name it with apiKeyEnv",
+      });
     if (apiKeyEnv !== undefined && (typeof apiKeyEnv !== "string" || !ENV_NAME.test(apiKeyEnv))) {
       problems.push({ field: `lines[${i}].apiKeyEnv`, message: "must be the name of an environment variable" });
     }
     const r = LineCreateSchema.safeParse(rest);
     if (!r.success) return void problems.push(...zodProblems(`lines[${i}]`, r.error));
     const { adminState, apiKey: _none, ...spec } = r.data;
-    lines.push({ spec, adminState: "adminState" in rest ? adminState : null, apiKeyEnv: typeof apiKeyEnv === "string" ? apiKeyEnv : null, index: i });
+    lines.push({
+      spec,
+      adminState: "adminState" in rest ? adminState : null,
+      apiKeyEnv: typeof apiKeyEnv === "string" ? apiKeyEnv : null,
+      index: i,
+    });
   });
 
   const samples: SampleSpec[] = [];
@@ -117,14 +132,18 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
   ] as const) {
     const seen = new Map<string, number>();
     names.forEach((name, i) => {
-      if (seen.has(name)) problems.push({ field: `${key}[${i}].name`, message: `${JSON.stringify(name)} is already used by ${key}[${seen.get(name)}]` });
+      if (seen.has(name))
+        problems.push({ field: `${key}[${i}].name`, message: `${JSON.stringify(name)} is already used by ${key}[${seen.get(name)}]` });
       else seen.set(name, i);
     });
   }
 
   if (problems.length > 0) {
     const first = problems[0]!;
-    throw new InvalidInput(`${source}: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`, problems);
+    throw new InvalidInput(
+      `${source}: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`,
+      problems,
+    );
   }
   return {
     routes,

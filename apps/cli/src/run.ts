@@ -117,7 +117,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       const group = parsed.positionals[0]!;
       if (GROUPS.includes(group)) {
         const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.split(" ")[1]);
-        throw new UsageError(parsed.positionals[1] === undefined ? `${group}: which one? ${subs.join(", ")}` : `${group} ${parsed.positionals[1]}: unknown command (${group} ${subs.join("|")})`);
+        throw new UsageError(
+          parsed.positionals[1] === undefined
+            ? `${group}: which one? ${subs.join(", ")}`
+            : `${group} ${parsed.positionals[1]}: unknown command (${group} ${subs.join("|")})`,
+        );
       }
       throw new UsageError(`unknown command ${JSON.stringify(group)} (see linewatch --help)`);
     }
@@ -132,7 +136,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     const min = command.min ?? 0;
     const max = command.max ?? 0;
     if (args.length < min) throw new UsageError(`${command.name}: missing ${command.args ?? "arguments"} (usage: ${usageLine(command)})`);
-    if (args.length > max) throw new UsageError(`${command.name}: unexpected argument ${JSON.stringify(args[max])} (usage: ${usageLine(command)})`);
+    if (args.length > max)
+      throw new UsageError(`${command.name}: unexpected argument ${JSON.stringify(args[max])} (usage: ${usageLine(command)})`);
     await command.run(new Context(io, parsed.values), args);
     return EXIT.ok;
   } catch (error) {

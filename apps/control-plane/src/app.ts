@@ -81,7 +81,9 @@ export function createApp(deps: AppDeps, services: Services) {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", docConfig);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig) as never)));
-  app.get("/metrics", async (c) => c.body(await services.metrics.registry.metrics(), 200, { "content-type": services.metrics.registry.contentType }));
+  app.get("/metrics", async (c) =>
+    c.body(await services.metrics.registry.metrics(), 200, { "content-type": services.metrics.registry.contentType }),
+  );
   app.route("/", dashboardRoutes(deps, services.engine));
 
   return app;

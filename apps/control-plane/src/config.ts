@@ -2,9 +2,7 @@ import { z } from "zod";
 import { secretKeyProblem } from "./secrets";
 import { allowEntryProblem } from "./url-guard";
 
-const Bool = z
-  .enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""])
-  .transform((v) => ["1", "true", "yes", "on"].includes(v));
+const Bool = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""]).transform((v) => ["1", "true", "yes", "on"].includes(v));
 
 const SecretKey = z
   .string()
@@ -17,7 +15,12 @@ const SecretKey = z
 const AllowList = z
   .string()
   .default("")
-  .transform((v) => v.split(",").map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .superRefine((entries, ctx) => {
     for (const entry of entries) {
       const problem = allowEntryProblem(entry);

@@ -34,7 +34,8 @@ export async function startDemo(deps: AppDeps, engine: Engine, port = 8790): Pro
   const lines = DEMO_LINES.map(({ name, baseLatencyMs, latencyJitterMs }) => ({ name, baseLatencyMs, latencyJitterMs }));
   const lab = await startLab({ port, lines }).catch(() => startLab({ lines }));
   const db = deps.database.db;
-  if (!(await getRouteRow(db, DEMO_ROUTE))) await insertRoute(db, { name: DEMO_ROUTE, freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
+  if (!(await getRouteRow(db, DEMO_ROUTE)))
+    await insertRoute(db, { name: DEMO_ROUTE, freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
   for (const l of DEMO_LINES) {
     const existing = await findLineByName(db, l.name);
     const fields = { baseUrl: lab.baseUrl(l.name), model: "lab-model", probeIntervalSec: 15 };

@@ -1,5 +1,13 @@
 import type { AdminState } from "@linewatch/core";
-import { REWRITTEN_TABLES, type StoredProbeResult, deleteOldProbeResults, listRouteRows, probeResults, releaseClaimsOf, vacuumTables } from "@linewatch/db";
+import {
+  REWRITTEN_TABLES,
+  type StoredProbeResult,
+  deleteOldProbeResults,
+  listRouteRows,
+  probeResults,
+  releaseClaimsOf,
+  vacuumTables,
+} from "@linewatch/db";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
@@ -43,11 +51,15 @@ export class Engine {
     // Restarted under its configured id (e.g. after kill -9): its old claims are dead, take them back now.
     if (this.deps.config.replicaId) {
       const released = await releaseClaimsOf(this.deps.database.db, this.prober.replica);
-      if (released > 0) this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
+      if (released > 0)
+        this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
     }
     await this.prober.reconcile();
     // Tables reflect the registry as it is now (e.g. lines added while this replica was down).
-    await this.publisher.recompute((await listRouteRows(this.deps.database.db)).map((r) => r.name), { reason: "start-up", probeIds: [] });
+    await this.publisher.recompute(
+      (await listRouteRows(this.deps.database.db)).map((r) => r.name),
+      { reason: "start-up", probeIds: [] },
+    );
   }
 
   /** One scheduler tick: due probes out, due health timers applied. */

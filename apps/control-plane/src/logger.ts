@@ -11,12 +11,10 @@ const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 
 
 /** One JSON object per line on stderr: easy to grep, easy to ship. Never pass secrets in fields. */
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const at =
-    (lvl: Exclude<LogLevel, "silent">) =>
-    (msg: string, fields?: Record<string, unknown>) => {
-      if (ORDER[lvl] < ORDER[level]) return;
-      write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
-    };
+  const at = (lvl: Exclude<LogLevel, "silent">) => (msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[lvl] < ORDER[level]) return;
+    write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields })}\n`);
+  };
   return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 

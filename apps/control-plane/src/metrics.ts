@@ -102,7 +102,8 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     collectDefaultMetrics({ register: registry, prefix: "linewatch_" });
     // prom-client names these gauges *_total, which Prometheus reserves for counters (promtool
     // rejects them); the same counts by type stay, as linewatch_nodejs_active_{handles,requests,resources}.
-    for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"]) registry.removeSingleMetric(`linewatch_nodejs_${name}`);
+    for (const name of ["active_handles_total", "active_requests_total", "active_resources_total"])
+      registry.removeSingleMetric(`linewatch_nodejs_${name}`);
   }
 
   // One read of the database per scrape, shared by every collect() of that scrape: prom-client
@@ -340,7 +341,10 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     collect: () =>
       fromState(weight, (state, set) => {
         const tables = new Map(
-          liveTables(state).map((t) => [t.routeName, new Map((t.lines as unknown as { lineId: string; weight: number }[]).map((l) => [l.lineId, l.weight]))]),
+          liveTables(state).map((t) => [
+            t.routeName,
+            new Map((t.lines as unknown as { lineId: string; weight: number }[]).map((l) => [l.lineId, l.weight])),
+          ]),
         );
         for (const l of state.lines) {
           for (const { route } of l.routes) {

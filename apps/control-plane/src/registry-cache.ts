@@ -120,7 +120,9 @@ export class RegistryCache {
       (error: unknown) => {
         if (!this.failing) {
           this.deps.logger.warn(
-            this.snapshot ? "cannot reload the registry; serving the last registry snapshot until the database answers" : "cannot load the registry",
+            this.snapshot
+              ? "cannot reload the registry; serving the last registry snapshot until the database answers"
+              : "cannot load the registry",
             { error: String(error) },
           );
         }
@@ -131,9 +133,11 @@ export class RegistryCache {
     );
     const entry = { generation, promise };
     this.loading = entry;
-    void promise.finally(() => {
-      if (this.loading === entry) this.loading = null;
-    }).catch(() => {}); // the failure is the caller's (and logged above)
+    void promise
+      .finally(() => {
+        if (this.loading === entry) this.loading = null;
+      })
+      .catch(() => {}); // the failure is the caller's (and logged above)
     return promise;
   }
 
@@ -143,7 +147,13 @@ export class RegistryCache {
     const fingerprint = await registryFingerprint(db);
     const held = this.snapshot;
     const now = this.deps.clock.now();
-    if (ifChanged && held && this.snapshotGeneration === generation && fingerprint === this.fingerprint && now - held.loadedAt < FULL_RELOAD_MS) {
+    if (
+      ifChanged &&
+      held &&
+      this.snapshotGeneration === generation &&
+      fingerprint === this.fingerprint &&
+      now - held.loadedAt < FULL_RELOAD_MS
+    ) {
       this.checkedAt = now;
       return held;
     }
@@ -164,7 +174,13 @@ export class RegistryCache {
     const routes = new Map<string, CachedRoute>(
       routeRows.map((r) => [
         r.name,
-        { name: r.name, freeShareCap: r.freeShareCap, onAllDown: r.onAllDown as Route["onAllDown"], createdAt: r.createdAt.toISOString(), policy: r.policy ?? null },
+        {
+          name: r.name,
+          freeShareCap: r.freeShareCap,
+          onAllDown: r.onAllDown as Route["onAllDown"],
+          createdAt: r.createdAt.toISOString(),
+          policy: r.policy ?? null,
+        },
       ]),
     );
     const snapshot = { lines, samples: new Map(samples.map((s) => [s.id, s])), routes, loadedAt: this.deps.clock.now() };

@@ -62,7 +62,9 @@ function currentKey(secretKey: string | undefined, dataDir: string): string {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { "dry-run": { type: "boolean", default: false }, "write-key-file": { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: { "dry-run": { type: "boolean", default: false }, "write-key-file": { type: "boolean", default: false } },
+  });
   const config = loadConfig(process.env);
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const secrets = createSecretBox(currentKey(config.secretKey, config.dataDir), config.secretKeyPrevious);
@@ -70,9 +72,12 @@ async function main(): Promise<number> {
   try {
     const report = await rotateLineKeys(database.db, secrets, { dryRun: values["dry-run"] ?? false });
     const verb = values["dry-run"] ? "would re-encrypt" : "re-encrypted";
-    out(`${report.withKey} line key(s): ${verb} ${report.rotated.length}, ${report.current} already on the current key, ${report.failed.length} unreadable`);
+    out(
+      `${report.withKey} line key(s): ${verb} ${report.rotated.length}, ${report.current} already on the current key, ${report.failed.length} unreadable`,
+    );
     for (const name of report.rotated) out(`  ${verb}: ${name}`);
-    for (const f of report.failed) out(`  UNREADABLE: ${f.line} (${f.error}); set LINEWATCH_SECRET_KEY_PREVIOUS to the key it was sealed with, or PATCH a new apiKey`);
+    for (const f of report.failed)
+      out(`  UNREADABLE: ${f.line} (${f.error}); set LINEWATCH_SECRET_KEY_PREVIOUS to the key it was sealed with, or PATCH a new apiKey`);
     if (values["write-key-file"] && !values["dry-run"] && report.failed.length === 0) {
       if (!config.secretKey) throw new Error("--write-key-file needs LINEWATCH_SECRET_KEY (the key to write)");
       const file = join(config.dataDir, SECRET_KEY_FILE);
@@ -80,7 +85,8 @@ async function main(): Promise<number> {
       renameSync(`${file}.new`, file);
       out(`  wrote the new key to ${file}`);
     }
-    if (report.failed.length === 0 && !values["dry-run"]) out("done: LINEWATCH_SECRET_KEY_PREVIOUS can be removed once every replica runs with the new key");
+    if (report.failed.length === 0 && !values["dry-run"])
+      out("done: LINEWATCH_SECRET_KEY_PREVIOUS can be removed once every replica runs with the new key");
     return report.failed.length === 0 ? 0 : 1;
   } finally {
     await database.close();

@@ -91,9 +91,12 @@ export function loadOrCreateSecretKey(dataDir: string, logger: Logger): string {
     mkdirSync(dataDir, { recursive: true });
     try {
       writeFileSync(file, `${randomBytes(32).toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-      logger.warn("LINEWATCH_SECRET_KEY is not set: generated a key into the data directory; back it up with the data, and set LINEWATCH_SECRET_KEY in production", {
-        file,
-      });
+      logger.warn(
+        "LINEWATCH_SECRET_KEY is not set: generated a key into the data directory; back it up with the data, and set LINEWATCH_SECRET_KEY in production",
+        {
+          file,
+        },
+      );
     } catch (error) {
       // Another process created it first: use theirs.
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -121,11 +124,18 @@ const CREDENTIAL_HEADER = /auth|key|token|secret|passw|cookie|credential|signatu
 
 /** What of a line must never be stored or shown: its key and the values of credential-like headers. */
 export function lineSecrets(apiKey: string | null, headers: Record<string, string>): string[] {
-  return [...(apiKey ? [apiKey] : []), ...Object.entries(headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) ? [value] : []))];
+  return [
+    ...(apiKey ? [apiKey] : []),
+    ...Object.entries(headers).flatMap(([name, value]) => (CREDENTIAL_HEADER.test(name) ? [value] : [])),
+  ];
 }
 
 /** A probe's HTTP outcome with the line's secrets taken out of what the upstream said. */
 export function redactOutcome<T extends { bodyText: string; errorMessage?: string }>(outcome: T, secrets: string[]): T {
   if (secrets.length === 0) return outcome;
-  return { ...outcome, bodyText: redactSecrets(outcome.bodyText, secrets), ...(outcome.errorMessage !== undefined ? { errorMessage: redactSecrets(outcome.errorMessage, secrets) } : {}) };
+  return {
+    ...outcome,
+    bodyText: redactSecrets(outcome.bodyText, secrets),
+    ...(outcome.errorMessage !== undefined ? { errorMessage: redactSecrets(outcome.errorMessage, secrets) } : {}),
+  };
 }

@@ -43,7 +43,11 @@ const family = (address: string): "ipv4" | "ipv6" | null => {
 };
 
 /** `[::1]` → `::1`, `Metadata.Google.Internal.` → `metadata.google.internal`. */
-const normalizeHost = (host: string) => host.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+const normalizeHost = (host: string) =>
+  host
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 
 /** Why an allow-list entry is unusable, or null. Config validation calls it for each entry. */
 export function allowEntryProblem(entry: string): string | null {
@@ -123,7 +127,11 @@ export function upstreamUrlProblem(baseUrl: string, allowed: readonly string[]):
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-type BaseLookup = (hostname: string, options: LookupOptions & { all: true }, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type BaseLookup = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export class UpstreamAddressError extends Error {
   readonly code = "ELINEWATCHBLOCKED";
@@ -142,9 +150,14 @@ export function createGuardedLookup(allowed: readonly string[], base: BaseLookup
       if (error) return callback(error, options.all ? [] : "");
       const host = normalizeHost(hostname);
       if (!allow.names.has(host)) {
-        const bad = METADATA_HOSTS.has(host) ? `${host} is a cloud metadata host` : addresses.map((a) => addressProblem(a.address, allow)).find((p) => p !== null);
+        const bad = METADATA_HOSTS.has(host)
+          ? `${host} is a cloud metadata host`
+          : addresses.map((a) => addressProblem(a.address, allow)).find((p) => p !== null);
         if (bad) {
-          return callback(new UpstreamAddressError(`upstream ${hostname} refused: ${bad} (allow it with LINEWATCH_ALLOW_UPSTREAM_HOSTS)`), options.all ? [] : "");
+          return callback(
+            new UpstreamAddressError(`upstream ${hostname} refused: ${bad} (allow it with LINEWATCH_ALLOW_UPSTREAM_HOSTS)`),
+            options.all ? [] : "",
+          );
         }
       }
       if (options.all) return callback(null, addresses);

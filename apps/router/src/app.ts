@@ -110,7 +110,12 @@ export function createRouterListener(app: Hono<{ Bindings: HttpBindings }>, deps
       if (path !== undefined) {
         proxyNode(deps, path, incoming, outgoing).catch((e: unknown) => {
           deps.logger.error("router: unhandled error", { path: url, error: e instanceof Error ? e.message : String(e) });
-          if (!outgoing.headersSent) nodeSink(outgoing).sendLocal(500, {}, openAIError("The router failed to handle the request.", "server_error", "internal_error"));
+          if (!outgoing.headersSent)
+            nodeSink(outgoing).sendLocal(
+              500,
+              {},
+              openAIError("The router failed to handle the request.", "server_error", "internal_error"),
+            );
           else outgoing.destroy();
         });
         return;
@@ -174,9 +179,7 @@ export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindi
   });
 
   // Ready once every route has a table (from the control plane or the cache file).
-  app.get("/readyz", (c) =>
-    deps.tables.ready() ? c.json({ status: "ready" }) : c.json({ status: "waiting for tables" }, 503),
-  );
+  app.get("/readyz", (c) => (deps.tables.ready() ? c.json({ status: "ready" }) : c.json({ status: "waiting for tables" }, 503)));
 
   app.get("/metrics", async (c) => {
     const text = await deps.metrics.registry.metrics();

@@ -98,48 +98,78 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
     for (const [route, byLine] of series) for (const [line, s] of byLine) fn(route, line, s);
   };
 
-  scrapeMetric(registry, "linewatch_router_requests_total", "Requests answered, by route, line that answered (none if no line) and outcome.", "counter", () => {
-    const out: Value[] = [];
-    each((route, line, s) => {
-      for (const [outcome, value] of s.requests) out.push({ labels: { route, line, outcome }, value });
-    });
-    return out;
-  });
-  scrapeMetric(registry, "linewatch_router_upstream_attempts_total", "Upstream attempts (first tries and retries), by route, line and outcome.", "counter", () => {
-    const out: Value[] = [];
-    each((route, line, s) => {
-      for (const [outcome, value] of s.attempts) out.push({ labels: { route, line, outcome }, value });
-    });
-    return out;
-  });
-  scrapeMetric(registry, "linewatch_router_retries_total", "Requests retried on another line, by route and what the first attempt got.", "counter", () => {
-    const out: Value[] = [];
-    for (const [route, byReason] of retries) for (const [reason, value] of byReason) out.push({ labels: { route, reason }, value });
-    return out;
-  });
-  scrapeMetric(registry, "linewatch_router_responses_interrupted_total", "Responses whose body broke off after the status was sent.", "counter", () => {
-    const out: Value[] = [];
-    each((route, line, s) => {
-      if (s.interrupted > 0) out.push({ labels: { route, line }, value: s.interrupted });
-    });
-    return out;
-  });
+  scrapeMetric(
+    registry,
+    "linewatch_router_requests_total",
+    "Requests answered, by route, line that answered (none if no line) and outcome.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        for (const [outcome, value] of s.requests) out.push({ labels: { route, line, outcome }, value });
+      });
+      return out;
+    },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_upstream_attempts_total",
+    "Upstream attempts (first tries and retries), by route, line and outcome.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        for (const [outcome, value] of s.attempts) out.push({ labels: { route, line, outcome }, value });
+      });
+      return out;
+    },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_retries_total",
+    "Requests retried on another line, by route and what the first attempt got.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      for (const [route, byReason] of retries) for (const [reason, value] of byReason) out.push({ labels: { route, reason }, value });
+      return out;
+    },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_responses_interrupted_total",
+    "Responses whose body broke off after the status was sent.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        if (s.interrupted > 0) out.push({ labels: { route, line }, value: s.interrupted });
+      });
+      return out;
+    },
+  );
   const latencyName = "linewatch_router_upstream_latency_seconds";
-  scrapeMetric(registry, latencyName, "Time from sending to an upstream until its response headers, by route and line.", "histogram", () => {
-    const out: Value[] = [];
-    each((route, line, s) => {
-      if (s.count === 0) return;
-      let cumulative = 0;
-      for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
-        cumulative += s.buckets[i] as number;
-        const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : "+Inf";
-        out.push({ metricName: `${latencyName}_bucket`, labels: { route, line, le }, value: cumulative });
-      }
-      out.push({ metricName: `${latencyName}_sum`, labels: { route, line }, value: s.sum });
-      out.push({ metricName: `${latencyName}_count`, labels: { route, line }, value: s.count });
-    });
-    return out;
-  });
+  scrapeMetric(
+    registry,
+    latencyName,
+    "Time from sending to an upstream until its response headers, by route and line.",
+    "histogram",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        if (s.count === 0) return;
+        let cumulative = 0;
+        for (let i = 0; i <= LATENCY_BUCKETS.length; i++) {
+          cumulative += s.buckets[i] as number;
+          const le = i < LATENCY_BUCKETS.length ? String(LATENCY_BUCKETS[i]) : "+Inf";
+          out.push({ metricName: `${latencyName}_bucket`, labels: { route, line, le }, value: cumulative });
+        }
+        out.push({ metricName: `${latencyName}_sum`, labels: { route, line }, value: s.sum });
+        out.push({ metricName: `${latencyName}_count`, labels: { route, line }, value: s.count });
+      });
+      return out;
+    },
+  );
 
   new Gauge({
     name: "linewatch_router_table_version",

@@ -95,7 +95,11 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   const route = body.model;
   if (typeof route !== "string" || route === "") {
     metrics.request("", "none", "bad_request");
-    sink.sendLocal(400, {}, openAIError("`model` is required: the linewatch route to use.", "invalid_request_error", "missing_model", "model"));
+    sink.sendLocal(
+      400,
+      {},
+      openAIError("`model` is required: the linewatch route to use.", "invalid_request_error", "missing_model", "model"),
+    );
     return;
   }
   const snap = deps.tables.snapshot(route);
@@ -116,7 +120,12 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
     sink.sendLocal(
       404,
       {},
-      openAIError(`The model \`${route}\` does not exist: it is not a linewatch route.`, "invalid_request_error", "model_not_found", "model"),
+      openAIError(
+        `The model \`${route}\` does not exist: it is not a linewatch route.`,
+        "invalid_request_error",
+        "model_not_found",
+        "model",
+      ),
     );
     return;
   }
@@ -164,14 +173,22 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   if (result.type === "refused") {
     // Only if no second line could be picked, which canRetry rules out; answer rather than hang.
     metrics.request(route, line.name, "upstream_error");
-    sink.sendLocal(502, tags(line.name, snap.version), openAIError(`Line \`${line.name}\` answered ${result.status}.`, "server_error", "upstream_error"));
+    sink.sendLocal(
+      502,
+      tags(line.name, snap.version),
+      openAIError(`Line \`${line.name}\` answered ${result.status}.`, "server_error", "upstream_error"),
+    );
     return;
   }
   if (result.error === "aborted") return; // the client left; nobody reads an answer
   metrics.request(route, line.name, result.error);
   deps.logger.warn("router: upstream failed", { route, line: line.name, error: result.error, message: result.message });
   if (result.error === "timeout") {
-    sink.sendLocal(504, tags(line.name, snap.version), openAIError(`Line \`${line.name}\` of route \`${route}\` timed out.`, "server_error", "upstream_timeout"));
+    sink.sendLocal(
+      504,
+      tags(line.name, snap.version),
+      openAIError(`Line \`${line.name}\` of route \`${route}\` timed out.`, "server_error", "upstream_timeout"),
+    );
   } else {
     sink.sendLocal(
       502,

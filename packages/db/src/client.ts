@@ -65,7 +65,14 @@ function createPostgres(url: string, max: number): Database {
   // fetch_types off: no array types are used, and its query at connect time rejects unhandled (a crash)
   // when the connection drops right after it opens. The nextWrite crash on a closed socket is patched
   // in patches/postgres+3.4.9.patch (porsager/postgres#1154).
-  const client = postgres(url, { max, onnotice: () => {}, connect_timeout: 5, idle_timeout: 30, backoff: reconnectBackoffSec, fetch_types: false });
+  const client = postgres(url, {
+    max,
+    onnotice: () => {},
+    connect_timeout: 5,
+    idle_timeout: 30,
+    backoff: reconnectBackoffSec,
+    fetch_types: false,
+  });
   const db = drizzlePostgres({ client, schema }) as unknown as Db;
   return {
     db,

@@ -100,7 +100,14 @@ export function composeAnswer(kind: AnswerKind, view: PromptView, size: ModelSiz
       // The classic slip of a small model: ten minutes off.
       return plain(String(size === "full" ? kind.minutes : kind.minutes - 10));
     case "long":
-      return plain(composeParagraph(size === "full" ? LONG_FULL : LONG_SMALL, size === "full" ? kind.targetChars : Math.round(kind.targetChars / 2), size, rng));
+      return plain(
+        composeParagraph(
+          size === "full" ? LONG_FULL : LONG_SMALL,
+          size === "full" ? kind.targetChars : Math.round(kind.targetChars / 2),
+          size,
+          rng,
+        ),
+      );
     case "echo":
       return plain(`${kind.nonce}\n${pick(rng, size === "full" ? ECHO_FULL : ECHO_SMALL)}`);
     case "generic": {
@@ -119,7 +126,10 @@ function plain(content: string): Answer {
  * full model always includes a sentence that says "status", which the shipped sample expects.
  */
 function composeParagraph(pool: readonly string[], target: number, size: ModelSize, rng: () => number): string {
-  const order = shuffled(rng, pool.map((_, i) => i));
+  const order = shuffled(
+    rng,
+    pool.map((_, i) => i),
+  );
   if (size === "full") {
     const lead = pick(rng, LONG_FULL_STATUS);
     order.splice(order.indexOf(lead), 1);

@@ -14,7 +14,9 @@ export function readBody(req: IncomingMessage): Promise<BodyResult> {
       // Keep draining past the limit so the connection stays usable, but hold nothing.
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
-    req.on("end", () => resolve(size > MAX_BODY_BYTES ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString("utf8") }));
+    req.on("end", () =>
+      resolve(size > MAX_BODY_BYTES ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString("utf8") }),
+    );
     req.on("error", reject);
   });
 }

@@ -62,7 +62,8 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
   };
   for (const lineOptions of options.lines ?? []) addLine(lineOptions);
   const defaultLine = options.defaultLine ?? null;
-  if (defaultLine !== null && !lines.has(defaultLine)) throw new LabError(`defaultLine ${JSON.stringify(defaultLine)} is not one of the lines`);
+  if (defaultLine !== null && !lines.has(defaultLine))
+    throw new LabError(`defaultLine ${JSON.stringify(defaultLine)} is not one of the lines`);
 
   const clock = options.clock ?? Date.now;
   const timers = new Timers();
@@ -76,12 +77,18 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
     const segments = (query === -1 ? raw : raw.slice(0, query)).split("/").filter((s) => s !== "");
     if (segments[0] === "lines" && segments[2] === "v1" && segments[1] !== undefined) {
       const line = lines.get(segments[1]);
-      if (!line) return sendJson(res, 404, errorBody(`No line named ${JSON.stringify(segments[1])} in this lab.`, "invalid_request_error", "not_found"));
+      if (!line)
+        return sendJson(
+          res,
+          404,
+          errorBody(`No line named ${JSON.stringify(segments[1])} in this lab.`, "invalid_request_error", "not_found"),
+        );
       return handleLineRequest({ clock, timers }, line, segments.slice(3).join("/"), req, res);
     }
     if (segments[0] === "v1") {
       const line = defaultLine === null ? undefined : lines.get(defaultLine);
-      if (!line) return sendJson(res, 404, errorBody("This lab has no default line; use /lines/<name>/v1.", "invalid_request_error", "not_found"));
+      if (!line)
+        return sendJson(res, 404, errorBody("This lab has no default line; use /lines/<name>/v1.", "invalid_request_error", "not_found"));
       return handleLineRequest({ clock, timers }, line, segments.slice(1).join("/"), req, res);
     }
     if (segments[0] === "__lab") return handleAdminRequest(adminContext, segments.slice(1), req, res);

@@ -4,15 +4,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Timers, readBody, sendJson } from "./http-util";
 import type { Endpoint, Plan, Reply, VirtualLine } from "./line";
-import {
-  chatCompletionBody,
-  embeddingsBody,
-  errorBody,
-  modelsBody,
-  statusErrorBody,
-  streamEvents,
-  textCompletionBody,
-} from "./openai";
+import { chatCompletionBody, embeddingsBody, errorBody, modelsBody, statusErrorBody, streamEvents, textCompletionBody } from "./openai";
 import { type PromptView, viewChat, viewCompletion } from "./prompt";
 
 export interface LineRouteContext {
@@ -152,14 +144,23 @@ function readRequest(endpoint: Endpoint, body: Record<string, unknown>): ParsedR
     }
     case "completions": {
       const prompt = body.prompt;
-      const text = typeof prompt === "string" ? prompt : Array.isArray(prompt) && prompt.every((p) => typeof p === "string") ? prompt.join("\n") : null;
+      const text =
+        typeof prompt === "string"
+          ? prompt
+          : Array.isArray(prompt) && prompt.every((p) => typeof p === "string")
+            ? prompt.join("\n")
+            : null;
       if (text === null) return { invalid: "'prompt' is a required property: a string or an array of strings.", param: "prompt" };
       return { endpoint, model, view: viewCompletion(text), stream, includeUsage };
     }
     case "embeddings": {
       const input = body.input;
       const inputs =
-        typeof input === "string" ? [input] : Array.isArray(input) && input.length > 0 ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item))) : null;
+        typeof input === "string"
+          ? [input]
+          : Array.isArray(input) && input.length > 0
+            ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
+            : null;
       if (inputs === null) return { invalid: "'input' is a required property: a string or a non-empty array.", param: "input" };
       const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
       if (typeof dimensions !== "number" || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
@@ -189,7 +190,14 @@ function bearerMatches(header: string | undefined, apiKey: string): boolean {
   return timingSafeEqual(given, expected);
 }
 
-function streamReply(ctx: LineRouteContext, line: VirtualLine, res: ServerResponse, reply: Reply, kind: "chat" | "text", includeUsage: boolean): void {
+function streamReply(
+  ctx: LineRouteContext,
+  line: VirtualLine,
+  res: ServerResponse,
+  reply: Reply,
+  kind: "chat" | "text",
+  includeUsage: boolean,
+): void {
   const events = streamEvents(reply, kind, includeUsage);
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
   if (line.streamChunkDelayMs <= 0) {

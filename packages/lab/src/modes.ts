@@ -2,18 +2,7 @@
 // admin request (function call or HTTP body) into a complete setting with defaults.
 import type { Result } from "@linewatch/core";
 
-export const LAB_MODES = [
-  "ok",
-  "truncate",
-  "drop-fields",
-  "stale",
-  "downgrade",
-  "slow",
-  "errors",
-  "rate-limit",
-  "hang",
-  "flaky",
-] as const;
+export const LAB_MODES = ["ok", "truncate", "drop-fields", "stale", "downgrade", "slow", "errors", "rate-limit", "hang", "flaky"] as const;
 export type LabMode = (typeof LAB_MODES)[number];
 /** What `flaky` alternates with: any mode but itself. */
 export type FaultMode = Exclude<LabMode, "flaky">;

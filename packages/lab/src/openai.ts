@@ -65,10 +65,20 @@ export function splitContent(content: string): string[] {
  * with no choices, and only when the request asked for it (`stream_options.include_usage`).
  */
 export function streamEvents(reply: Reply, kind: "chat" | "text", includeUsage: boolean): string[] {
-  const head = { id: reply.id, object: kind === "chat" ? "chat.completion.chunk" : "text_completion", created: reply.created, model: reply.model };
+  const head = {
+    id: reply.id,
+    object: kind === "chat" ? "chat.completion.chunk" : "text_completion",
+    created: reply.created,
+    model: reply.model,
+  };
   const choice = (delta: string | null, first: boolean, finish: string | null) =>
     kind === "chat"
-      ? { index: 0, delta: delta === null ? {} : first ? { role: "assistant", content: delta } : { content: delta }, logprobs: null, finish_reason: finish }
+      ? {
+          index: 0,
+          delta: delta === null ? {} : first ? { role: "assistant", content: delta } : { content: delta },
+          logprobs: null,
+          finish_reason: finish,
+        }
       : { index: 0, text: delta ?? "", logprobs: null, finish_reason: finish };
   const events: string[] = [];
   if (kind === "chat") events.push(sse({ ...head, choices: [choice("", true, null)] }));
@@ -83,7 +93,11 @@ function sse(data: unknown): string {
   return `data: ${JSON.stringify(data)}\n\n`;
 }
 
-export function embeddingsBody(model: string, vectors: number[][], usage: { prompt_tokens: number; total_tokens: number } | null): Record<string, unknown> {
+export function embeddingsBody(
+  model: string,
+  vectors: number[][],
+  usage: { prompt_tokens: number; total_tokens: number } | null,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {
     object: "list",
     data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),

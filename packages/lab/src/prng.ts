@@ -66,6 +66,9 @@ export function shuffled<T>(rng: () => number, items: readonly T[]): T[] {
 
 export function hexFrom(rng: () => number, length: number): string {
   let out = "";
-  while (out.length < length) out += Math.floor(rng() * 0x100000000).toString(16).padStart(8, "0");
+  while (out.length < length)
+    out += Math.floor(rng() * 0x100000000)
+      .toString(16)
+      .padStart(8, "0");
   return out.slice(0, length);
 }

@@ -2,8 +2,7 @@ import { TABLE_MODES, type RouteTable, type TableLine, type TableMode } from "./
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function parseLine(v: unknown, at: string): ParseResult<TableLine> {
   if (!isRecord(v)) return { ok: false, error: `${at}: not an object` };

@@ -7,9 +7,22 @@ import { InvalidInput } from "../../../apps/cli/src/errors";
 // The planner on its own: a file against a registry (as the API returns it) → the changes, in order.
 
 const at = "2026-11-29T12:00:00.000Z";
-const route = (name: string, extra: Partial<Route> = {}): Route => ({ name, freeShareCap: 0.2, onAllDown: "fail-open", policy: null, lines: [], warnings: [], createdAt: at, updatedAt: at, ...extra });
+const route = (name: string, extra: Partial<Route> = {}): Route => ({
+  name,
+  freeShareCap: 0.2,
+  onAllDown: "fail-open",
+  policy: null,
+  lines: [],
+  warnings: [],
+  createdAt: at,
+  updatedAt: at,
+  ...extra,
+});
 const line = (name: string, extra: Partial<Line> = {}): Line => ({
-  id: `00000000-0000-4000-8000-${name.padStart(12, "0").slice(-12).replace(/[^0-9a-f]/g, "0")}`,
+  id: `00000000-0000-4000-8000-${name
+    .padStart(12, "0")
+    .slice(-12)
+    .replace(/[^0-9a-f]/g, "0")}`,
   name,
   tier: "paid",
   protocol: "openai-chat",
@@ -46,7 +59,9 @@ const sample = (name: string, extra: Partial<Sample> = {}): Sample => ({
 const fileOf = (doc: unknown) => parseRegistryFile(doc, "test.yaml");
 const opts = (o: Partial<Parameters<typeof planChanges>[2]> = {}) => ({ prune: false, updateKeys: false, env: () => undefined, ...o });
 const summary = (current: Current, doc: unknown, o: Partial<Parameters<typeof planChanges>[2]> = {}) =>
-  planChanges(fileOf(doc), current, opts(o)).map((c) => `${c.action} ${c.kind} ${c.name}${c.action === "update" ? ` ${c.changes.map((f) => f.field).join(",")}` : ""}`);
+  planChanges(fileOf(doc), current, opts(o)).map(
+    (c) => `${c.action} ${c.kind} ${c.name}${c.action === "update" ? ` ${c.changes.map((f) => f.field).join(",")}` : ""}`,
+  );
 
 const current: Current = {
   routes: [route("chat"), route("old")],
@@ -64,10 +79,20 @@ describe("planChanges", () => {
   it("orders creates and updates before deletes, routes first and last", () => {
     const doc = {
       routes: [{ name: "chat" }, { name: "new" }],
-      lines: [{ ...registryToFile(current).lines[0], routes: [{ route: "new", weight: 5 }] }, { name: "c", tier: "free", protocol: "openai-chat", baseUrl: "https://x.example", model: "m" }],
+      lines: [
+        { ...registryToFile(current).lines[0], routes: [{ route: "new", weight: 5 }] },
+        { name: "c", tier: "free", protocol: "openai-chat", baseUrl: "https://x.example", model: "m" },
+      ],
       samples: [],
     };
-    expect(summary(current, doc, { prune: true })).toEqual(["create route new", "update line a routes", "create line c", "delete line b", "delete sample s1", "delete route old"]);
+    expect(summary(current, doc, { prune: true })).toEqual([
+      "create route new",
+      "update line a routes",
+      "create line c",
+      "delete line b",
+      "delete sample s1",
+      "delete route old",
+    ]);
   });
 
   it("keys: sent to a line without one, never compared otherwise, always with --update-keys", () => {
@@ -92,7 +117,11 @@ describe("planChanges", () => {
 
   it("compares samples and routes by value, whatever the key order", () => {
     const s = sample("s1", { request: { b: 1, messages: [{ content: "hi", role: "user" }] } });
-    const doc = { samples: [{ name: "s1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }], b: 1 }, expect: { minLength: 1 } }] };
+    const doc = {
+      samples: [
+        { name: "s1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }], b: 1 }, expect: { minLength: 1 } },
+      ],
+    };
     expect(summary({ ...current, samples: [s] }, doc)).toEqual([]);
     expect(canonical({ b: 1, a: { d: 1, c: 2 } })).toBe(canonical({ a: { c: 2, d: 1 }, b: 1 }));
     expect(summary(current, { routes: [{ name: "chat", policy: { holdMs: 1000 } }] })).toEqual(["update route chat policy"]);
@@ -113,13 +142,26 @@ describe("planChanges", () => {
 describe("parseRegistryFile", () => {
   it("names every bad field", () => {
     try {
-      fileOf({ routes: [{ name: "r", freeShareCap: 2, policy: { bogus: 1 } }], lines: [{ name: "x", tier: "cheap", extra: 1 }, "no"], samples: [{ name: "s" }], other: [] });
+      fileOf({
+        routes: [{ name: "r", freeShareCap: 2, policy: { bogus: 1 } }],
+        lines: [{ name: "x", tier: "cheap", extra: 1 }, "no"],
+        samples: [{ name: "s" }],
+        other: [],
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(InvalidInput);
       const fields = (error as InvalidInput).details.map((d) => d.field);
       expect(fields).toEqual(
-        expect.arrayContaining(["other", "routes[0].freeShareCap", "lines[0].tier", "lines[0].extra", "lines[1]", "samples[0].request", "samples[0].expect"]),
+        expect.arrayContaining([
+          "other",
+          "routes[0].freeShareCap",
+          "lines[0].tier",
+          "lines[0].extra",
+          "lines[1]",
+          "samples[0].request",
+          "samples[0].expect",
+        ]),
       );
     }
     expect(() => fileOf({ routes: [{ name: "r", policy: { bogus: 1 } }] })).toThrow(/routes\[0\]\.policy\.bogus: unknown threshold/);

@@ -20,8 +20,14 @@ describe("usage errors exit 2 and say why", () => {
     [["lines", "show"], "lines show: missing LINE"],
     [["lines", "show", "a", "b"], 'lines show: unexpected argument "b"'],
     [["lines", "add", "x", "--base-url", "http://h", "--model", "m"], "--tier is required"],
-    [["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--route", "chat=many"], "--route: expected ROUTE or ROUTE=WEIGHT"],
-    [["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--timeout-ms", "1.5"], "--timeout-ms: expected an integer"],
+    [
+      ["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--route", "chat=many"],
+      "--route: expected ROUTE or ROUTE=WEIGHT",
+    ],
+    [
+      ["lines", "add", "x", "--tier", "paid", "--base-url", "http://h", "--model", "m", "--timeout-ms", "1.5"],
+      "--timeout-ms: expected an integer",
+    ],
     [["events", "--limit", "lots"], "--limit: expected an integer"],
     [["events", "--since", "yesterday"], "--since: not a time"],
     [["apply"], "apply: -f FILE is required"],

@@ -20,7 +20,8 @@ beforeAll(async () => {
   lab = await startLab({ lines: Array.from({ length: LINES }, (_, i) => ({ name: `l${i}` })) });
   cp = await startTestControlPlane({ clock, env: { LINEWATCH_RETENTION_DAYS: "1" } });
   await createRoute(cp, "chat");
-  for (let i = 0; i < LINES; i++) await createLine(cp, { name: `l${i}`, baseUrl: lab.baseUrl(`l${i}`), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 45 });
+  for (let i = 0; i < LINES; i++)
+    await createLine(cp, { name: `l${i}`, baseUrl: lab.baseUrl(`l${i}`), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 45 });
   await cp.engine.prober.reconcile();
 }, 60_000);
 
@@ -45,7 +46,9 @@ async function probeRounds(n: number, after?: (round: number) => Promise<unknown
  * VACUUM creates once).
  */
 async function bytes(...tables: string[]): Promise<number> {
-  const result = await cp.database.db.execute(sql.raw(`select ${tables.map((t) => `pg_relation_size('${t}', 'main') + pg_indexes_size('${t}')`).join(" + ")} as n`));
+  const result = await cp.database.db.execute(
+    sql.raw(`select ${tables.map((t) => `pg_relation_size('${t}', 'main') + pg_indexes_size('${t}')`).join(" + ")} as n`),
+  );
   return Number(executeRows<{ n: string | number }>(result)[0]?.n);
 }
 

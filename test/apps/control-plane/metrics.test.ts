@@ -193,7 +193,8 @@ function promtoolCheck(text: string): { status: number | null; output: string } 
   return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
 }
 
-const values = (f: Map<string, Family>, family: string, sampleName = family) => f.get(family)?.samples.filter((s) => s.name === sampleName) ?? [];
+const values = (f: Map<string, Family>, family: string, sampleName = family) =>
+  f.get(family)?.samples.filter((s) => s.name === sampleName) ?? [];
 const valueOf = (f: Map<string, Family>, family: string, labels: Record<string, string>, sampleName = family) =>
   values(f, family, sampleName).find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
@@ -223,7 +224,9 @@ beforeAll(async () => {
   lab = await startLab({ lines: ["good", "bad"].map((name) => ({ name, baseLatencyMs: 5 })) });
   cp = await startTestControlPlane();
   await createRoute(cp, "chat");
-  ids.good = (await createLine(cp, { name: "good", tier: "paid", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 100 }] })).id;
+  ids.good = (
+    await createLine(cp, { name: "good", tier: "paid", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 100 }] })
+  ).id;
   ids.bad = (await createLine(cp, { name: "bad", tier: "paid", baseUrl: lab.baseUrl("bad"), routes: [{ route: "chat", weight: 100 }] })).id;
   for (let i = 0; i < 3; i++) {
     await probeNow(cp, ids.good!);
@@ -269,12 +272,28 @@ describe("GET /metrics", () => {
       const passes = valueOf(families, "linewatch_probes_total", { line: "good", sample, outcome: "pass" }) ?? 0;
       const fails = valueOf(families, "linewatch_probes_total", { line: "good", sample, outcome: "fail" }) ?? 0;
       expect(passes + fails, sample).toBe(3);
-      expect(valueOf(families, "linewatch_probe_duration_seconds", { line: "good", sample }, "linewatch_probe_duration_seconds_count")).toBe(3);
+      expect(
+        valueOf(families, "linewatch_probe_duration_seconds", { line: "good", sample }, "linewatch_probe_duration_seconds_count"),
+      ).toBe(3);
     }
-    expect(valueOf(families, "linewatch_probe_content_length_characters", { line: "good" }, "linewatch_probe_content_length_characters_count")).toBe(12);
+    expect(
+      valueOf(families, "linewatch_probe_content_length_characters", { line: "good" }, "linewatch_probe_content_length_characters_count"),
+    ).toBe(12);
     // Empty answers land in the le="0" bucket; a healthy line gives none.
-    expect(valueOf(families, "linewatch_probe_content_length_characters", { line: "good", le: "0" }, "linewatch_probe_content_length_characters_bucket")).toBe(0);
-    const fieldsSum = valueOf(families, "linewatch_probe_field_completeness_ratio", { line: "good" }, "linewatch_probe_field_completeness_ratio_sum")!;
+    expect(
+      valueOf(
+        families,
+        "linewatch_probe_content_length_characters",
+        { line: "good", le: "0" },
+        "linewatch_probe_content_length_characters_bucket",
+      ),
+    ).toBe(0);
+    const fieldsSum = valueOf(
+      families,
+      "linewatch_probe_field_completeness_ratio",
+      { line: "good" },
+      "linewatch_probe_field_completeness_ratio_sum",
+    )!;
     expect(fieldsSum / 12).toBeGreaterThan(0.9);
     expect(valueOf(families, "linewatch_probe_tokens_total", { line: "good" })).toBeGreaterThan(0);
     expect(valueOf(families, "linewatch_probes_in_flight", {})).toBe(0);
@@ -288,7 +307,12 @@ describe("GET /metrics", () => {
     try {
       await createRoute(behind, "chat");
       // Its 4 slots fall within the first 40 s (its interval): a random start, then every 10 s, wrapped.
-      await createLine(behind, { name: "good", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 40 });
+      await createLine(behind, {
+        name: "good",
+        baseUrl: lab.baseUrl("good"),
+        routes: [{ route: "chat", weight: 1 }],
+        probeIntervalSec: 40,
+      });
       clock.advance(100_000); // a control plane that could not send for 100 s
       await behind.engine.tick();
       await behind.engine.prober.drain();
@@ -308,8 +332,16 @@ describe("GET /metrics", () => {
 
   it("reports line state, score, weight factor and the published table as the API does", async () => {
     const { families } = await scrape();
-    const table = (await (await cp.request("/v1/tables/chat")).json()) as { version: number; mode: string; lines: { name: string; weight: number }[] };
-    const health = (await (await cp.request(`/v1/lines/${ids.good}/health`)).json()) as { state: string; score: number; weightFactor: number };
+    const table = (await (await cp.request("/v1/tables/chat")).json()) as {
+      version: number;
+      mode: string;
+      lines: { name: string; weight: number }[];
+    };
+    const health = (await (await cp.request(`/v1/lines/${ids.good}/health`)).json()) as {
+      state: string;
+      score: number;
+      weightFactor: number;
+    };
     expect(valueOf(families, "linewatch_line_state", { line: "good", state: health.state })).toBe(1);
     expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good" && s.value === 1)).toHaveLength(1);
     expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good")).toHaveLength(6);
@@ -340,7 +372,8 @@ describe("GET /metrics", () => {
           expect(OWN_LABELS.has(k), `${f.name} label ${k}`).toBe(true);
           expect(UUID.test(v) || HASH.test(v), `${f.name}{${k}="${v}"}`).toBe(false);
         }
-        if (s.labels.outcome) expect(["pass", "fail", "timeout", "connect", "http_status", "parse", "protocol"]).toContain(s.labels.outcome);
+        if (s.labels.outcome)
+          expect(["pass", "fail", "timeout", "connect", "http_status", "parse", "protocol"]).toContain(s.labels.outcome);
         if (s.labels.mode) expect(["normal", "degraded", "panic"]).toContain(s.labels.mode);
       }
     }
@@ -386,8 +419,19 @@ describe("GET /metrics", () => {
     try {
       await eventually(async () => {
         const [a, b] = [(await scrape(cp)).families, (await scrape(replica)).families];
-        for (const family of ["linewatch_line_state", "linewatch_line_score", "linewatch_line_weight", "linewatch_table_version", "linewatch_trend_alerts_total"]) {
-          const norm = (f: Map<string, Family>) => JSON.stringify(values(f, family).map((s) => [s.labels, s.value]).sort());
+        for (const family of [
+          "linewatch_line_state",
+          "linewatch_line_score",
+          "linewatch_line_weight",
+          "linewatch_table_version",
+          "linewatch_trend_alerts_total",
+        ]) {
+          const norm = (f: Map<string, Family>) =>
+            JSON.stringify(
+              values(f, family)
+                .map((s) => [s.labels, s.value])
+                .sort(),
+            );
           if (norm(a) !== norm(b)) return false;
         }
         // Probe counts are this replica's own: the replica has run none.
@@ -402,7 +446,11 @@ describe("GET /metrics", () => {
 describe("createMetrics", () => {
   it("spells NaN as the format does (prom-client 15.1.3 writes Nan: patches/prom-client+15.1.3.patch)", async () => {
     // The event-loop lag's stddev is NaN when two scrapes come within its 10 ms resolution.
-    const metrics = createMetrics(new Registry(), { state: () => Promise.reject(new Error("down")), inFlight: () => 0, now: () => 0 }, { processMetrics: false });
+    const metrics = createMetrics(
+      new Registry(),
+      { state: () => Promise.reject(new Error("down")), inFlight: () => 0, now: () => 0 },
+      { processMetrics: false },
+    );
     new Gauge({ name: "linewatch_test_not_a_number", help: "NaN on purpose.", registers: [metrics.registry] }).set(Number.NaN);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/^linewatch_test_not_a_number NaN$/m);
@@ -410,7 +458,11 @@ describe("createMetrics", () => {
   });
 
   it("still answers, with linewatch_database_up 0, when the database cannot be read", async () => {
-    const metrics = createMetrics(new Registry(), { state: () => Promise.reject(new Error("down")), inFlight: () => 2, now: () => 0 }, { processMetrics: false });
+    const metrics = createMetrics(
+      new Registry(),
+      { state: () => Promise.reject(new Error("down")), inFlight: () => 2, now: () => 0 },
+      { processMetrics: false },
+    );
     const families = parseExposition(await metrics.registry.metrics());
     expect(valueOf(families, "linewatch_database_up", {})).toBe(0);
     expect(valueOf(families, "linewatch_probes_in_flight", {})).toBe(2);

@@ -49,7 +49,15 @@ describe("registry API over HTTP", () => {
     const res = await cp.request("/v1/lines", { method: "POST", json: line("crud-a", { apiKey: "sk-secret-123", maxShare: 0.5 }) });
     expect(res.status).toBe(201);
     const created = (await res.json()) as Record<string, unknown>;
-    expect(created).toMatchObject({ name: "crud-a", tier: "paid", hasApiKey: true, probeIntervalSec: 45, probeBudgetPct: 5, adminState: "active", maxShare: 0.5 });
+    expect(created).toMatchObject({
+      name: "crud-a",
+      tier: "paid",
+      hasApiKey: true,
+      probeIntervalSec: 45,
+      probeBudgetPct: 5,
+      adminState: "active",
+      maxShare: 0.5,
+    });
     expect(JSON.stringify(created)).not.toContain("sk-secret-123");
     expect(res.headers.get("location")).toBe(`/v1/lines/${created.id}`);
 
@@ -58,7 +66,10 @@ describe("registry API over HTTP", () => {
     const list = (await (await cp.request("/v1/lines")).json()) as { lines: { name: string }[] };
     expect(list.lines.map((l) => l.name)).toContain("crud-a");
 
-    const patched = await cp.request(`/v1/lines/${created.id}`, { method: "PATCH", json: { adminState: "drained", apiKey: null, maxShare: null } });
+    const patched = await cp.request(`/v1/lines/${created.id}`, {
+      method: "PATCH",
+      json: { adminState: "drained", apiKey: null, maxShare: null },
+    });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toMatchObject({ adminState: "drained", hasApiKey: false, maxShare: null, name: "crud-a" });
 
@@ -69,7 +80,12 @@ describe("registry API over HTTP", () => {
   it("manages samples and routes, with route warnings for all-free routes", async () => {
     const s = await cp.request("/v1/samples", {
       method: "POST",
-      json: { name: "echo-1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "say {{nonce}}" }] }, expect: { nonce: true, minLength: 5 } },
+      json: {
+        name: "echo-1",
+        protocol: "openai-chat",
+        request: { messages: [{ role: "user", content: "say {{nonce}}" }] },
+        expect: { nonce: true, minLength: 5 },
+      },
     });
     expect(s.status).toBe(201);
     const sample = (await s.json()) as { id: string; source: string; weight: number };
@@ -78,9 +94,16 @@ describe("registry API over HTTP", () => {
     expect(await p.json()).toMatchObject({ expect: { nonce: true, varies: true } });
     expect((await cp.request(`/v1/samples/${sample.id}`, { method: "DELETE" })).status).toBe(204);
 
-    expect((await cp.request("/v1/routes", { method: "POST", json: route("free-only", { freeShareCap: 0.3, onAllDown: "fail-closed" }) })).status).toBe(201);
+    expect(
+      (await cp.request("/v1/routes", { method: "POST", json: route("free-only", { freeShareCap: 0.3, onAllDown: "fail-closed" }) }))
+        .status,
+    ).toBe(201);
     await cp.request("/v1/lines", { method: "POST", json: line("free-1", { tier: "free", routes: [{ route: "free-only", weight: 10 }] }) });
-    const r = (await (await cp.request("/v1/routes/free-only")).json()) as { warnings: string[]; lines: { name: string }[]; freeShareCap: number };
+    const r = (await (await cp.request("/v1/routes/free-only")).json()) as {
+      warnings: string[];
+      lines: { name: string }[];
+      freeShareCap: number;
+    };
     expect(r.freeShareCap).toBe(0.3);
     expect(r.lines.map((l) => l.name)).toEqual(["free-1"]);
     expect(r.warnings.join(" ")).toMatch(/free/);
@@ -96,7 +119,17 @@ describe("registry API over HTTP", () => {
 
   it("refuses to delete a route that lines refer to, unless cascading; never leaves dangling rows", async () => {
     await cp.request("/v1/routes", { method: "POST", json: route("doomed") });
-    const l = (await (await cp.request("/v1/lines", { method: "POST", json: line("doomed-line", { routes: [{ route: "doomed", weight: 5 }, { route: "chat", weight: 1 }] }) })).json()) as { id: string };
+    const l = (await (
+      await cp.request("/v1/lines", {
+        method: "POST",
+        json: line("doomed-line", {
+          routes: [
+            { route: "doomed", weight: 5 },
+            { route: "chat", weight: 1 },
+          ],
+        }),
+      })
+    ).json()) as { id: string };
     const body = await expectError(await cp.request("/v1/routes/doomed", { method: "DELETE" }), 409, "conflict");
     expect(JSON.stringify(body.error.details)).toContain("doomed-line");
     expect((await cp.request("/v1/routes/doomed?cascade=true", { method: "DELETE" })).status).toBe(204);
@@ -108,7 +141,11 @@ describe("registry API over HTTP", () => {
 
 describe("bad input", () => {
   it("answers malformed JSON with 400", async () => {
-    await expectError(await cp.request("/v1/lines", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }), 400, "invalid_request");
+    await expectError(
+      await cp.request("/v1/lines", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }),
+      400,
+      "invalid_request",
+    );
   });
 
   it.each([
@@ -145,7 +182,13 @@ describe("bad input", () => {
     ["an unknown expectation", { expect: { minLenght: 3 } }, "expect.minLenght"],
   ])("sample with %s → 400 naming %s", async (_what, patch, field) => {
     const before = await counts();
-    const sample = { name: "bad-sample", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {}, ...patch };
+    const sample = {
+      name: "bad-sample",
+      protocol: "openai-chat",
+      request: { messages: [{ role: "user", content: "hi" }] },
+      expect: {},
+      ...patch,
+    };
     await expectError(await cp.request("/v1/samples", { method: "POST", json: sample }), 400, "invalid_request", field);
     expect(await counts()).toEqual(before);
   });
@@ -161,10 +204,18 @@ describe("bad input", () => {
   it("answers unknown ids and routes with 404", async () => {
     await expectError(await cp.request("/v1/lines/00000000-0000-4000-8000-000000000000"), 404, "not_found");
     await expectError(await cp.request("/v1/lines/not-a-uuid"), 404, "not_found");
-    await expectError(await cp.request("/v1/samples/00000000-0000-4000-8000-000000000000", { method: "PATCH", json: { weight: 2 } }), 404, "not_found");
+    await expectError(
+      await cp.request("/v1/samples/00000000-0000-4000-8000-000000000000", { method: "PATCH", json: { weight: 2 } }),
+      404,
+      "not_found",
+    );
     await expectError(await cp.request("/v1/routes/nope"), 404, "not_found");
     const before = await counts();
-    await expectError(await cp.request("/v1/lines", { method: "POST", json: line("orphan", { routes: [{ route: "nope", weight: 1 }] }) }), 404, "not_found");
+    await expectError(
+      await cp.request("/v1/lines", { method: "POST", json: line("orphan", { routes: [{ route: "nope", weight: 1 }] }) }),
+      404,
+      "not_found",
+    );
     expect(await counts()).toEqual(before);
   });
 
@@ -190,9 +241,25 @@ describe("service endpoints", () => {
     const doc = (await (await cp.request("/openapi.json")).json()) as { paths: Record<string, Record<string, unknown>> };
     const ops = Object.entries(doc.paths).flatMap(([p, m]) => Object.keys(m).map((k) => `${k.toUpperCase()} ${p}`));
     for (const resource of ["lines", "samples"]) {
-      expect(ops).toEqual(expect.arrayContaining([`POST /v1/${resource}`, `GET /v1/${resource}`, `GET /v1/${resource}/{id}`, `PATCH /v1/${resource}/{id}`, `DELETE /v1/${resource}/{id}`]));
+      expect(ops).toEqual(
+        expect.arrayContaining([
+          `POST /v1/${resource}`,
+          `GET /v1/${resource}`,
+          `GET /v1/${resource}/{id}`,
+          `PATCH /v1/${resource}/{id}`,
+          `DELETE /v1/${resource}/{id}`,
+        ]),
+      );
     }
-    expect(ops).toEqual(expect.arrayContaining(["POST /v1/routes", "GET /v1/routes", "GET /v1/routes/{name}", "PATCH /v1/routes/{name}", "DELETE /v1/routes/{name}"]));
+    expect(ops).toEqual(
+      expect.arrayContaining([
+        "POST /v1/routes",
+        "GET /v1/routes",
+        "GET /v1/routes/{name}",
+        "PATCH /v1/routes/{name}",
+        "DELETE /v1/routes/{name}",
+      ]),
+    );
     const docs = await cp.request("/docs");
     expect(docs.headers.get("content-type")).toContain("text/html");
     expect(await docs.text()).toContain("/v1/lines/{id}");
@@ -206,6 +273,11 @@ describe("restart", () => {
     cp = await cp.restart();
     const got = await cp.request(`/v1/lines/${created.id}`);
     expect(got.status).toBe(200);
-    expect(await got.json()).toMatchObject({ name: "survivor", hasApiKey: true, dailyQuota: 1000, routes: [{ route: "chat", weight: 100 }] });
+    expect(await got.json()).toMatchObject({
+      name: "survivor",
+      hasApiKey: true,
+      dailyQuota: 1000,
+      routes: [{ route: "chat", weight: 100 }],
+    });
   });
 });

@@ -29,7 +29,9 @@ describe("retention", () => {
     for (let i = 0; i < 2; i++) await probeNow(cp, line.id); // … 8 results, 1 day old …
     clock.advance(25 * 3_600_000);
     await probeNow(cp, line.id); // … and 4 fresh ones.
-    const count = async () => ((await (await cp.request(`/v1/lines/${line.id}/health`)).json()) as { probing: { last24h: { probes: number } } }).probing.last24h.probes;
+    const count = async () =>
+      ((await (await cp.request(`/v1/lines/${line.id}/health`)).json()) as { probing: { last24h: { probes: number } } }).probing.last24h
+        .probes;
     expect(await count()).toBe(4);
 
     // Batches of 5: the 12 old results go in three batches; the 8 + 4 younger than 2 days stay.

@@ -22,7 +22,10 @@ interface ResultRow {
 }
 
 async function results(lineId: string): Promise<ResultRow[]> {
-  const h = (await (await cp!.request(`/v1/lines/${lineId}/health`)).json()) as { recent: ResultRow[]; probing: { last24h: { probes: number } } };
+  const h = (await (await cp!.request(`/v1/lines/${lineId}/health`)).json()) as {
+    recent: ResultRow[];
+    probing: { last24h: { probes: number } };
+  };
   return h.recent;
 }
 
@@ -33,8 +36,19 @@ describe("scheduler", () => {
     cp = await startTestControlPlane({ clock });
     await createRoute(cp, "chat");
     // 2000 requests/day at 5% → at most 100 probes/day; 4 samples per cycle.
-    const quota = await createLine(cp, { name: "quota", baseUrl: lab.baseUrl("quota"), routes: [{ route: "chat", weight: 1 }], dailyQuota: 2000, probeBudgetPct: 5 });
-    const plain = await createLine(cp, { name: "plain", baseUrl: lab.baseUrl("free-run"), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 3600 });
+    const quota = await createLine(cp, {
+      name: "quota",
+      baseUrl: lab.baseUrl("quota"),
+      routes: [{ route: "chat", weight: 1 }],
+      dailyQuota: 2000,
+      probeBudgetPct: 5,
+    });
+    const plain = await createLine(cp, {
+      name: "plain",
+      baseUrl: lab.baseUrl("free-run"),
+      routes: [{ route: "chat", weight: 1 }],
+      probeIntervalSec: 3600,
+    });
     const engine = cp.engine;
     const start = clock.now();
     for (let t = 0; t <= 86_400_000; t += 5 * 60_000) {
@@ -48,7 +62,9 @@ describe("scheduler", () => {
     expect(quotaStats).toBeGreaterThanOrEqual(90); // and it does use its budget
     expect(plainStats).toBeGreaterThanOrEqual(24 * 4 - 4);
     expect(plainStats).toBeLessThanOrEqual(25 * 4);
-    const health = (await (await cp.request(`/v1/lines/${quota.id}/health`)).json()) as { probing: { probesPerDay: number; intervalSec: number } };
+    const health = (await (await cp.request(`/v1/lines/${quota.id}/health`)).json()) as {
+      probing: { probesPerDay: number; intervalSec: number };
+    };
     expect(health.probing.probesPerDay).toBe(100);
     expect(health.probing.intervalSec).toBe((86_400 * 4) / 100);
     expect(plain.id).toBeTruthy();
@@ -67,10 +83,18 @@ describe("scheduler", () => {
     const HUNG_TIMEOUT = 700;
     // Two hung lines keep about 1.4 of the 4 slots busy on average, more in bursts.
     for (let i = 0; i < 2; i++) {
-      await createLine(cp, { name: `hung-${i}`, baseUrl: lab.baseUrl(`hung-${i}`), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 4, timeoutMs: HUNG_TIMEOUT });
+      await createLine(cp, {
+        name: `hung-${i}`,
+        baseUrl: lab.baseUrl(`hung-${i}`),
+        routes: [{ route: "chat", weight: 1 }],
+        probeIntervalSec: 4,
+        timeoutMs: HUNG_TIMEOUT,
+      });
     }
     const good = await Promise.all(
-      ["good-a", "good-b"].map((n) => createLine(cp!, { name: n, baseUrl: lab!.baseUrl(n), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 2 })),
+      ["good-a", "good-b"].map((n) =>
+        createLine(cp!, { name: n, baseUrl: lab!.baseUrl(n), routes: [{ route: "chat", weight: 1 }], probeIntervalSec: 2 }),
+      ),
     );
     await cp.engine.prober.reconcile();
     // Each good line runs 4 samples every 2 s: after ~6 s each has had a few cycles.
@@ -81,7 +105,10 @@ describe("scheduler", () => {
     expect(lab.stats("hung-0").requests).toBeGreaterThan(0);
     // Spacing of a good line's probes of one sample: its interval, plus at most a hung timeout, a 1 s tick and slack for a busy host.
     for (const g of good) {
-      const rows = (await results(g.id)).filter((r) => r.sample === "nonce-echo").map((r) => Date.parse(r.startedAt)).sort();
+      const rows = (await results(g.id))
+        .filter((r) => r.sample === "nonce-echo")
+        .map((r) => Date.parse(r.startedAt))
+        .sort();
       for (let i = 1; i < rows.length; i++) {
         expect(rows[i]! - rows[i - 1]!).toBeLessThanOrEqual(2_000 + HUNG_TIMEOUT + 3_000);
       }

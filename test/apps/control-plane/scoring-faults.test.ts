@@ -18,7 +18,13 @@ beforeAll(async () => {
   // A sample with a tight latency expectation, only on the route of the line that turns slow.
   const s = await cp.request("/v1/samples", {
     method: "POST",
-    json: { name: "quick-echo", protocol: "openai-chat", routes: ["latency"], request: { messages: [{ role: "user", content: "Repeat this token: {{nonce}}" }] }, expect: { nonce: true, maxLatencyMs: 300 } },
+    json: {
+      name: "quick-echo",
+      protocol: "openai-chat",
+      routes: ["latency"],
+      request: { messages: [{ role: "user", content: "Repeat this token: {{nonce}}" }] },
+      expect: { nonce: true, maxLatencyMs: 300 },
+    },
   });
   expect(s.status).toBe(201);
   for (const m of MODES) {

@@ -52,7 +52,12 @@ beforeAll(async () => {
   cp = await startTestControlPlane({ clock, testDb: await createTestDatabase({ persistent: true }) });
   await createRoute(cp, "chat", { freeShareCap: 0.2 });
   for (const name of ["paid-a", "paid-b", "free-a", "free-b"]) {
-    const line = await createLine(cp, { name, tier: name.startsWith("paid") ? "paid" : "free", baseUrl: lab.baseUrl(name), routes: [{ route: "chat", weight: 100 }] });
+    const line = await createLine(cp, {
+      name,
+      tier: name.startsWith("paid") ? "paid" : "free",
+      baseUrl: lab.baseUrl(name),
+      routes: [{ route: "chat", weight: 100 }],
+    });
     ids[name] = line.id;
   }
   for (let i = 0; i < 4; i++) await round("paid-a", "paid-b", "free-a", "free-b");

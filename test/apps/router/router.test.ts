@@ -40,7 +40,10 @@ beforeAll(async () => {
   // rng 0 (below) picks the first line with weight, and the first one left on a retry.
   tables.publish("first-bad", [labLine("bad", 5000), labLine("b", 5000)]);
   tables.publish("only-bad", [labLine("bad", 10000)]);
-  tables.publish("dead-first", [labLine("a", 5000, { baseUrl: `http://127.0.0.1:${deadPort}/v1`, name: "dead", id: "id-dead" }), labLine("b", 5000)]);
+  tables.publish("dead-first", [
+    labLine("a", 5000, { baseUrl: `http://127.0.0.1:${deadPort}/v1`, name: "dead", id: "id-dead" }),
+    labLine("b", 5000),
+  ]);
   tables.publish("stream", [labLine("slow", 10000)]);
   tables.publish("closed", [], "panic");
   // An upstream that sends its headers and a first event, then drops the connection.
@@ -167,7 +170,15 @@ describe.each(servedBy)("router through %s: pass-through", (_name, which) => {
     const res = await fetch(`${target().url}/v1/models`);
     const body = (await res.json()) as { object: string; data: { id: string; object: string }[] };
     expect(body.object).toBe("list");
-    expect(body.data.map((m) => m.id).sort()).toEqual(["breaks-mid-stream", "chat", "closed", "dead-first", "first-bad", "only-bad", "stream"]);
+    expect(body.data.map((m) => m.id).sort()).toEqual([
+      "breaks-mid-stream",
+      "chat",
+      "closed",
+      "dead-first",
+      "first-bad",
+      "only-bad",
+      "stream",
+    ]);
     expect(body.data[0]?.object).toBe("model");
   });
 });
@@ -379,7 +390,11 @@ describe("router: operations", () => {
   });
 
   it("reports health and readiness", async () => {
-    const health = (await (await fetch(`${router.url}/healthz`)).json()) as { status: string; ready: boolean; routes: { route: string; source: string }[] };
+    const health = (await (await fetch(`${router.url}/healthz`)).json()) as {
+      status: string;
+      ready: boolean;
+      routes: { route: string; source: string }[];
+    };
     expect(health.status).toBe("ok");
     expect(health.ready).toBe(true);
     expect(health.routes.find((r) => r.route === "stream")).toMatchObject({ source: "control-plane" });

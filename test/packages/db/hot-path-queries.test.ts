@@ -67,7 +67,15 @@ beforeAll(async () => {
     ["s1", 1],
     ["s2", 3],
   ] as const) {
-    const s = await insertSample(db, { name, protocol: "openai-chat", routes: [], request: { messages: [{ role: "user", content: "hi" }] }, expect: {}, timeoutMs: null, weight });
+    const s = await insertSample(db, {
+      name,
+      protocol: "openai-chat",
+      routes: [],
+      request: { messages: [{ role: "user", content: "hi" }] },
+      expect: {},
+      timeoutMs: null,
+      weight,
+    });
     sampleIds.push(s.id);
   }
 });
@@ -90,12 +98,21 @@ describe("storeProbeResults", () => {
     expect(second[1]?.startedAt).toBe(T0 + 3);
     const rows = await lineResultsSince(db, lineId, new Date(T0 - 1));
     expect(rows.map((r) => r.id).sort()).toEqual([first[0]!.id, first[1]!.id, second[1]!.id].sort());
-    expect(rows.find((r) => r.id === first[0]!.id)).toMatchObject({ score: 95.5, components: first[0]!.components, excerpt: "fine", tokens: 42 });
+    expect(rows.find((r) => r.id === first[0]!.id)).toMatchObject({
+      score: 95.5,
+      components: first[0]!.components,
+      excerpt: "fine",
+      tokens: 42,
+    });
   });
 
   it("mends what a text column would not take as JSON, and hands back what it stored", async () => {
     const db = database.db;
-    const [stored] = await storeProbeResults(db, [result(sampleIds[0]!, T0 + 10, { excerpt: `cut in an emoji \ud83d and a NUL \u0000`, reasons: ["x\udc00"] })], null);
+    const [stored] = await storeProbeResults(
+      db,
+      [result(sampleIds[0]!, T0 + 10, { excerpt: `cut in an emoji \ud83d and a NUL \u0000`, reasons: ["x\udc00"] })],
+      null,
+    );
     expect(stored?.excerpt).toBe("cut in an emoji \ufffd and a NUL \ufffd");
     const row = (await lineResultsSince(db, lineId, new Date(T0 + 10))).find((r) => r.id === stored!.id);
     expect(row?.excerpt).toBe(stored?.excerpt);
@@ -128,7 +145,10 @@ describe("storeProbeResults", () => {
     await completeClaims(db, "r1", [{ lineId: otherLineId, sampleId: s2, claimedAt: again[0]!.nextAt, nextAt: new Date(T0 + 90_000) }]);
     expect((await listSchedule(db)).find((r) => r.lineId === otherLineId && r.sampleId === s2)?.nextAt).toEqual(new Date(T0 - 500));
     await completeClaim(db, "r2", otherLineId, s2, again[0]!.nextAt, new Date(T0 + 90_000));
-    expect((await listSchedule(db)).find((r) => r.lineId === otherLineId && r.sampleId === s2)).toMatchObject({ nextAt: new Date(T0 + 90_000), trigger: "schedule" });
+    expect((await listSchedule(db)).find((r) => r.lineId === otherLineId && r.sampleId === s2)).toMatchObject({
+      nextAt: new Date(T0 + 90_000),
+      trigger: "schedule",
+    });
   });
 });
 
@@ -137,7 +157,11 @@ describe("sampleHistories", () => {
     const db = database.db;
     const [s1, s2] = sampleIds as [string, string];
     const base = T0 + 100_000;
-    await storeProbeResults(db, [0, 1, 2, 3, 4].map((i) => result(s2, base + i * 1000, { contentLength: 100 + i, passed: i !== 2, hardFailure: i === 4 })), null);
+    await storeProbeResults(
+      db,
+      [0, 1, 2, 3, 4].map((i) => result(s2, base + i * 1000, { contentLength: 100 + i, passed: i !== 2, hardFailure: i === 4 })),
+      null,
+    );
     const all = await sampleHistories(
       db,
       [
@@ -164,7 +188,9 @@ describe("claimDueProbesWithContext", () => {
       { lineId, sampleId: s1, nextAt: new Date(T0 + 200_000) },
       { lineId, sampleId: s2, nextAt: new Date(T0 + 200_000) },
     ]);
-    await ensureLinesHealth(db, [{ lineId, health: { fastProbeUntil: T0 + 999_999, phase: { state: "healthy" } }, state: "healthy", now: new Date(T0) }]);
+    await ensureLinesHealth(db, [
+      { lineId, health: { fastProbeUntil: T0 + 999_999, phase: { state: "healthy" } }, state: "healthy", now: new Date(T0) },
+    ]);
     await ensureLinesHealth(db, [{ lineId: otherLineId, health: { fastProbeUntil: null }, state: "healthy", now: new Date(T0) }]);
     expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 199_999), new Date(T0 + 300_000), 10)).toEqual([]);
     const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 200_000), new Date(T0 + 300_000), 1);
@@ -215,9 +241,21 @@ describe("readHealthForProbes and writeHealthIfUnchanged", () => {
       tickAt: null,
       updatedAt: at,
     });
-    const event = (id: string, key: string) => ({ at, kind: "state_change", lineId: id, routeName: null, reason: "test", data: { key }, dedupeKey: key });
+    const event = (id: string, key: string) => ({
+      at,
+      kind: "state_change",
+      lineId: id,
+      routeName: null,
+      reason: "test",
+      data: { key },
+      dedupeKey: key,
+    });
     // otherLineId is at revision 0; claim 5 for it: only lineId is written, and only its event recorded.
-    const written = await writeHealthIfUnchanged(db, [write(lineId, 0, "one"), write(otherLineId, 5, "stale")], [event(lineId, "cas-1"), event(otherLineId, "cas-2")]);
+    const written = await writeHealthIfUnchanged(
+      db,
+      [write(lineId, 0, "one"), write(otherLineId, 5, "stale")],
+      [event(lineId, "cas-1"), event(otherLineId, "cas-2")],
+    );
     expect([...written]).toEqual([lineId]);
     expect(await getLineHealth(db, lineId)).toMatchObject({ revision: 1, health: { mark: "one" }, score: 88.8, state: "healthy" });
     expect(await getLineHealth(db, otherLineId)).toMatchObject({ revision: 0, health: { fastProbeUntil: null } });

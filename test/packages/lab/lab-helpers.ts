@@ -19,7 +19,9 @@ let loaded: Map<string, ShippedSample> | null = null;
 export function shippedSamples(): Map<string, ShippedSample> {
   if (loaded) return loaded;
   const out = new Map<string, ShippedSample>();
-  for (const file of readdirSync(PROBES).filter((f) => f.endsWith(".yaml")).sort()) {
+  for (const file of readdirSync(PROBES)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort()) {
     const sample = parse(readFileSync(join(PROBES, file), "utf8")) as ShippedSample;
     out.set(sample.name, sample);
   }
@@ -42,9 +44,7 @@ export function nextNonce(): string {
 
 /** The sample's request with {{nonce}} and {{now}} filled, plus a model, as the prober sends it. */
 export function probeBody(s: ShippedSample, nonce: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  const text = JSON.stringify(s.request)
-    .replaceAll("{{nonce}}", nonce)
-    .replaceAll("{{now}}", "2026-11-29T21:00:00.000Z");
+  const text = JSON.stringify(s.request).replaceAll("{{nonce}}", nonce).replaceAll("{{now}}", "2026-11-29T21:00:00.000Z");
   return { model: "gpt-lab", ...(JSON.parse(text) as Record<string, unknown>), ...extra };
 }
 
@@ -96,9 +96,7 @@ export async function chatStream(baseUrl: string, body: Record<string, unknown>)
     if (done) throw new Error("an event after [DONE]");
     events.push(JSON.parse(data));
   }
-  const content = events
-    .map((e) => ((e as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? ""))
-    .join("");
+  const content = events.map((e) => (e as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content ?? "").join("");
   return { status: res.status, contentType: res.headers.get("content-type"), events, done, content };
 }
 

@@ -6,19 +6,34 @@ describe("parseModeRequest", () => {
   it.each<[unknown, ModeSetting]>([
     [{ mode: "ok" }, { mode: "ok" }],
     [{ mode: "truncate" }, { mode: "truncate", fraction: 0.3 }],
-    [{ mode: "truncate", fraction: 0.75 }, { mode: "truncate", fraction: 0.75 }],
+    [
+      { mode: "truncate", fraction: 0.75 },
+      { mode: "truncate", fraction: 0.75 },
+    ],
     [{ mode: "drop-fields" }, { mode: "drop-fields", fields: null }],
-    [{ mode: "drop-fields", fields: ["a"] }, { mode: "drop-fields", fields: ["a"] }],
+    [
+      { mode: "drop-fields", fields: ["a"] },
+      { mode: "drop-fields", fields: ["a"] },
+    ],
     [{ mode: "stale" }, { mode: "stale" }],
     [{ mode: "downgrade" }, { mode: "downgrade" }],
     [{ mode: "slow" }, { mode: "slow", latencyMs: 2000 }],
-    [{ mode: "slow", latencyMs: 50 }, { mode: "slow", latencyMs: 50 }],
+    [
+      { mode: "slow", latencyMs: 50 },
+      { mode: "slow", latencyMs: 50 },
+    ],
     [{ mode: "errors" }, { mode: "errors", status: 500, rate: 1 }],
-    [{ mode: "errors", status: 503, rate: 0.25 }, { mode: "errors", status: 503, rate: 0.25 }],
+    [
+      { mode: "errors", status: 503, rate: 0.25 },
+      { mode: "errors", status: 503, rate: 0.25 },
+    ],
     [{ mode: "rate-limit" }, { mode: "rate-limit", retryAfterSec: 20, rate: 1 }],
     [{ mode: "hang" }, { mode: "hang" }],
     [{ mode: "flaky" }, { mode: "flaky", fault: { mode: "errors", status: 500, rate: 1 } }],
-    [{ mode: "flaky", fault: "slow", latencyMs: 10 }, { mode: "flaky", fault: { mode: "slow", latencyMs: 10 } }],
+    [
+      { mode: "flaky", fault: "slow", latencyMs: 10 },
+      { mode: "flaky", fault: { mode: "slow", latencyMs: 10 } },
+    ],
   ])("%j → %j", (input, expected) => {
     expect(parseModeRequest(input)).toEqual({ ok: true, value: expected });
   });

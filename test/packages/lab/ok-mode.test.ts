@@ -7,7 +7,12 @@ let lab: Lab;
 let base: string;
 
 beforeAll(async () => {
-  lab = await startLab({ lines: [{ name: "healthy", seed: 7 }, { name: "keyed", apiKey: "sk-lab-secret" }] });
+  lab = await startLab({
+    lines: [
+      { name: "healthy", seed: 7 },
+      { name: "keyed", apiKey: "sk-lab-secret" },
+    ],
+  });
   base = lab.baseUrl("healthy");
 });
 afterAll(() => lab.close());
@@ -85,7 +90,10 @@ describe("shipped samples in mode ok", () => {
 
 describe("other endpoints", () => {
   it("POST /v1/completions answers a prompt in the text_completion shape", async () => {
-    const res = await post(`${base}/completions`, { model: "m", prompt: "A train leaves at 14:35 and arrives at 17:10. How many minutes?" });
+    const res = await post(`${base}/completions`, {
+      model: "m",
+      prompt: "A train leaves at 14:35 and arrives at 17:10. How many minutes?",
+    });
     const body = (await res.json()) as { object: string; choices: { text: string }[]; usage: unknown };
     expect(res.status).toBe(200);
     expect(body.object).toBe("text_completion");

@@ -46,7 +46,10 @@ describe("recognise", () => {
   });
 
   it.each([
-    ["A train leaves at 14:35 and arrives at 17:10 the same day. How many minutes does the journey take?", { kind: "minutes", minutes: 155 }],
+    [
+      "A train leaves at 14:35 and arrives at 17:10 the same day. How many minutes does the journey take?",
+      { kind: "minutes", minutes: 155 },
+    ],
     ["A night bus leaves at 23:50 and arrives at 01:05. How many minutes is that?", { kind: "minutes", minutes: 75 }],
     ["In about 100 words (around 600 characters), explain it.", { kind: "long", targetChars: 600 }],
     ["In about 50 words, explain it.", { kind: "long", targetChars: 300 }],

@@ -16,7 +16,13 @@ async function twins(options: Omit<LineOptions, "name"> = {}): Promise<{ plain: 
   return { plain: a.baseUrl("s"), streamed: b.baseUrl("s") };
 }
 
-type Chunk = { object: string; id: string; model: string; choices: { delta: Record<string, unknown>; finish_reason: string | null }[]; usage?: unknown };
+type Chunk = {
+  object: string;
+  id: string;
+  model: string;
+  choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
+  usage?: unknown;
+};
 
 describe("streaming", () => {
   it.each([...shippedSamples().keys()])("%s: the chunks assemble to the non-streamed content", async (name) => {
@@ -52,7 +58,10 @@ describe("streaming", () => {
     expect(last.usage).toMatchObject({ total_tokens: expect.any(Number) });
 
     const dropped = await twins({ mode: "drop-fields" });
-    const none = await chatStream(dropped.streamed, probeBody(sample("nonce-echo"), nextNonce(), { stream_options: { include_usage: true } }));
+    const none = await chatStream(
+      dropped.streamed,
+      probeBody(sample("nonce-echo"), nextNonce(), { stream_options: { include_usage: true } }),
+    );
     expect((none.events as Chunk[]).some((c) => c.usage)).toBe(false);
   });
 

@@ -116,9 +116,16 @@ describe("weighted rendezvous: only the sessions of a changed line move", () => 
   };
 
   it("removing a line moves only its sessions, spread over the rest by weight", () => {
-    const before = assign([["a", 5000], ["b", 3000], ["c", 2000]]);
+    const before = assign([
+      ["a", 5000],
+      ["b", 3000],
+      ["c", 2000],
+    ]);
     // The control plane renormalises the remaining weights to 10000.
-    const after = assign([["a", 6250], ["b", 3750]]);
+    const after = assign([
+      ["a", 6250],
+      ["b", 3750],
+    ]);
     const moved = keys.filter((k) => before.get(k) !== after.get(k));
     expect(moved.length).toBeGreaterThan(0);
     for (const k of moved) expect(before.get(k)).toBe("c");
@@ -128,8 +135,15 @@ describe("weighted rendezvous: only the sessions of a changed line move", () => 
   });
 
   it("adding a line takes sessions only to the new line, about its share", () => {
-    const before = assign([["a", 5000], ["b", 5000]]);
-    const after = assign([["a", 4000], ["b", 4000], ["d", 2000]]);
+    const before = assign([
+      ["a", 5000],
+      ["b", 5000],
+    ]);
+    const after = assign([
+      ["a", 4000],
+      ["b", 4000],
+      ["d", 2000],
+    ]);
     const moved = keys.filter((k) => before.get(k) !== after.get(k));
     for (const k of moved) expect(after.get(k)).toBe("d");
     expect(Math.abs(moved.length / keys.length - 0.2)).toBeLessThan(0.02);

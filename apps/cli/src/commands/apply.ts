@@ -43,7 +43,11 @@ export const applyCommands: Command[] = [
       if (v.file === undefined) throw new UsageError("apply: -f FILE is required");
       const { parseRegistryFile } = await import("../registry-file");
       const file = parseRegistryFile(readDataFile(v.file, ctx.io.cwd), v.file);
-      const changes = planChanges(file, await readCurrent(ctx), { prune: v.prune === true, updateKeys: v["update-keys"] === true, env: (name) => ctx.io.env[name] });
+      const changes = planChanges(file, await readCurrent(ctx), {
+        prune: v.prune === true,
+        updateKeys: v["update-keys"] === true,
+        env: (name) => ctx.io.env[name],
+      });
       const dryRun = v["dry-run"] === true;
       const report = (applied: number) => ({ file: v.file, url: ctx.api.baseUrl, dryRun, changes: changes.map(changeView), applied });
 
@@ -64,7 +68,12 @@ export const applyCommands: Command[] = [
         } catch (error) {
           if (!(error instanceof ApiFailure)) throw error;
           // Say how far it got: the file can be fixed and applied again (what was done is not redone).
-          throw new ApiFailure(`applied ${applied} of ${changes.length} changes, then ${c.action} ${c.kind} ${c.name} failed: ${error.message}`, error.status, error.code, error.details);
+          throw new ApiFailure(
+            `applied ${applied} of ${changes.length} changes, then ${c.action} ${c.kind} ${c.name} failed: ${error.message}`,
+            error.status,
+            error.code,
+            error.details,
+          );
         }
         applied += 1;
       }
@@ -89,7 +98,9 @@ export const applyCommands: Command[] = [
       if (ctx.values.output === undefined) return ctx.io.stdout(text);
       writeFileSync(resolve(ctx.io.cwd, ctx.values.output), text);
       const samples = current.samples.filter((s) => s.source !== "shipped").length;
-      ctx.io.stderr(`wrote ${current.routes.length} routes, ${current.lines.length} lines and ${samples} samples to ${ctx.values.output}\n`);
+      ctx.io.stderr(
+        `wrote ${current.routes.length} routes, ${current.lines.length} lines and ${samples} samples to ${ctx.values.output}\n`,
+      );
     },
   },
 ];

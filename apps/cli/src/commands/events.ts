@@ -26,9 +26,16 @@ export const eventCommands: Command[] = [
     async run(ctx) {
       const v = ctx.values;
       const limit = numberOption(v, "limit", { integer: true }) ?? 50;
-      if (v.since !== undefined && Number.isNaN(Date.parse(v.since))) throw new UsageError(`--since: not a time: ${JSON.stringify(v.since)}`);
+      if (v.since !== undefined && Number.isNaN(Date.parse(v.since)))
+        throw new UsageError(`--since: not a time: ${JSON.stringify(v.since)}`);
       const page = await ctx.api.get<EventPage>("/v1/events", {
-        query: { line: v.line, route: v.route?.at(-1), kind: v.kind, since: v.since === undefined ? undefined : new Date(v.since).toISOString(), limit },
+        query: {
+          line: v.line,
+          route: v.route?.at(-1),
+          kind: v.kind,
+          since: v.since === undefined ? undefined : new Date(v.since).toISOString(),
+          limit,
+        },
       });
       ctx.output(page, () =>
         page.events.length === 0

@@ -21,7 +21,9 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 }
 
 const components = (c: ProbeResult["components"] | null) =>
-  c ? `len ${fixed(c.length, 2)} fld ${fixed(c.fields, 2)} fresh ${fixed(c.freshness, 2)} st ${fixed(c.status, 2)} lat ${fixed(c.latency, 2)}` : "-";
+  c
+    ? `len ${fixed(c.length, 2)} fld ${fixed(c.fields, 2)} fresh ${fixed(c.freshness, 2)} st ${fixed(c.status, 2)} lat ${fixed(c.latency, 2)}`
+    : "-";
 
 const stateDetail = (h: LineHealth, now: number) => {
   if (h.cooldown) return `until ${ago(h.cooldown.until, now).replace(/^in /, "in ")}`;
@@ -58,12 +60,20 @@ function showHealth(h: LineHealth, now: number): string {
     ["holdUntil", h.holdUntil ? timestamp(h.holdUntil) : null],
     ["fastProbeUntil", h.fastProbeUntil ? `${timestamp(h.fastProbeUntil)} (after a trend alert)` : null],
     ["streaks", `${h.consecutiveFailures} failed, ${h.consecutivePasses} passed in a row`],
-    ["routes", h.routes.map((r) => `${r.route}: weight ${r.weight} of 10000 (base ${r.baseWeight}, table v${r.tableVersion ?? "-"})`).join("; ")],
-    ["probing", `${h.probing.samples.length} samples every ${h.probing.intervalSec} s, ~${h.probing.probesPerDay}/day, ~${h.probing.tokensPerDay} tokens/day`],
+    [
+      "routes",
+      h.routes.map((r) => `${r.route}: weight ${r.weight} of 10000 (base ${r.baseWeight}, table v${r.tableVersion ?? "-"})`).join("; "),
+    ],
+    [
+      "probing",
+      `${h.probing.samples.length} samples every ${h.probing.intervalSec} s, ~${h.probing.probesPerDay}/day, ~${h.probing.tokensPerDay} tokens/day`,
+    ],
   ]);
   const recent = h.recent.length ? `\n\nrecent probes:\n${probeTable(h.recent, now)}` : "\n\nno probes yet: run `linewatch probe LINE`";
   const failed = h.recent.find((r) => !r.passed);
-  const excerpt = failed ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}` : "";
+  const excerpt = failed
+    ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}`
+    : "";
   return `${head}${recent}${excerpt}`;
 }
 

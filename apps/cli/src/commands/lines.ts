@@ -29,7 +29,8 @@ const memberships = (l: Pick<Line, "routes">) => l.routes.map((r) => `${r.route}
 export function parseRouteOption(spec: string): { route: string; weight: number } {
   const m = /^([^=:]+)(?:[=:](.*))?$/.exec(spec);
   const weight = m?.[2] === undefined ? 100 : Number(m[2]);
-  if (!m || !Number.isInteger(weight)) throw new UsageError(`--route: expected ROUTE or ROUTE=WEIGHT (an integer), got ${JSON.stringify(spec)}`);
+  if (!m || !Number.isInteger(weight))
+    throw new UsageError(`--route: expected ROUTE or ROUTE=WEIGHT (an integer), got ${JSON.stringify(spec)}`);
   return { route: m[1]!.trim(), weight };
 }
 
@@ -43,12 +44,16 @@ export function parseHeaderOption(spec: string): [string, string] {
 function readKey(ctx: Context, variable: string | undefined): string | undefined {
   if (variable === undefined) return undefined;
   const key = ctx.io.env[variable];
-  if (!key) throw new InvalidInput(`--api-key-env: the environment variable ${variable} is not set`, [{ field: "apiKey", message: `environment variable ${variable} is not set` }]);
+  if (!key)
+    throw new InvalidInput(`--api-key-env: the environment variable ${variable} is not set`, [
+      { field: "apiKey", message: `environment variable ${variable} is not set` },
+    ]);
   return key;
 }
 
 function lineBody(ctx: Context, name: string, v: Values): LineCreate {
-  for (const flag of ["tier", "base-url", "model"] as const) if (v[flag] === undefined) throw new UsageError(`lines add: --${flag} is required`);
+  for (const flag of ["tier", "base-url", "model"] as const)
+    if (v[flag] === undefined) throw new UsageError(`lines add: --${flag} is required`);
   const body: Record<string, unknown> = {
     name,
     tier: v.tier,
@@ -117,8 +122,23 @@ export const lineCommands: Command[] = [
     min: 1,
     max: 1,
     summary: "register a line",
-    details: "Example: linewatch lines add paid-a --tier paid --base-url https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY --route chat-default=60",
-    options: ["tier", "protocol", "base-url", "model", "api-key-env", "route", "header", "probe-interval-sec", "timeout-ms", "daily-quota", "probe-budget-pct", "max-share", "admin-state"],
+    details:
+      "Example: linewatch lines add paid-a --tier paid --base-url https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY --route chat-default=60",
+    options: [
+      "tier",
+      "protocol",
+      "base-url",
+      "model",
+      "api-key-env",
+      "route",
+      "header",
+      "probe-interval-sec",
+      "timeout-ms",
+      "daily-quota",
+      "probe-budget-pct",
+      "max-share",
+      "admin-state",
+    ],
     async run(ctx, [name]) {
       const line = await withFlagHints(ctx.api.post<Line>("/v1/lines", lineBody(ctx, name!, ctx.values)), LINE_FLAGS);
       ctx.output(line, () => `created line ${line.name} (${line.id})`);

@@ -16,8 +16,15 @@ export const routeCommands: Command[] = [
       const cap = numberOption(ctx.values, "free-share-cap");
       if (cap !== undefined) body.freeShareCap = cap;
       if (ctx.values["on-all-down"] !== undefined) body.onAllDown = ctx.values["on-all-down"] as RouteCreate["onAllDown"];
-      const route = await withFlagHints(ctx.api.post<Route>("/v1/routes", body), { name: "NAME", freeShareCap: "--free-share-cap", onAllDown: "--on-all-down" });
-      ctx.output(route, () => `created route ${route.name}${route.warnings.length ? `\nwarning: ${route.warnings.join("\nwarning: ")}` : ""}`);
+      const route = await withFlagHints(ctx.api.post<Route>("/v1/routes", body), {
+        name: "NAME",
+        freeShareCap: "--free-share-cap",
+        onAllDown: "--on-all-down",
+      });
+      ctx.output(
+        route,
+        () => `created route ${route.name}${route.warnings.length ? `\nwarning: ${route.warnings.join("\nwarning: ")}` : ""}`,
+      );
     },
   },
   {
@@ -31,7 +38,13 @@ export const routeCommands: Command[] = [
           ? "no routes yet: add one with `linewatch routes add NAME`"
           : table(
               ["NAME", "FREE-CAP", "ON-ALL-DOWN", "LINES", "WARNINGS"],
-              list.routes.map((r) => [r.name, r.freeShareCap, r.onAllDown, r.lines.map((l) => `${l.name}:${l.weight}`).join(","), r.warnings.join("; ")]),
+              list.routes.map((r) => [
+                r.name,
+                r.freeShareCap,
+                r.onAllDown,
+                r.lines.map((l) => `${l.name}:${l.weight}`).join(","),
+                r.warnings.join("; "),
+              ]),
             ),
       );
     },

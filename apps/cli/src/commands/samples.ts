@@ -28,7 +28,8 @@ const EXPECT_FLAGS: Record<string, string> = {
 /** A sample from flags: a one-message prompt and the expectations given. */
 function sampleFromFlags(name: string, v: Values): Record<string, unknown> {
   const protocol = v.protocol ?? "openai-chat";
-  if (protocol !== "openai-chat" && protocol !== "anthropic-messages") throw new UsageError(`samples add: a ${protocol} sample needs -f FILE (its request body is protocol-specific)`);
+  if (protocol !== "openai-chat" && protocol !== "anthropic-messages")
+    throw new UsageError(`samples add: a ${protocol} sample needs -f FILE (its request body is protocol-specific)`);
   if (v.prompt === undefined) throw new UsageError("samples add: --prompt is required (or -f FILE)");
   const expect: Record<string, unknown> = {};
   for (const [field, option, integer] of [
@@ -66,7 +67,8 @@ function sampleBody(ctx: Context, name: string | undefined): Record<string, unkn
     return sampleFromFlags(name, v);
   }
   const raw = readDataFile(v.file, ctx.io.cwd);
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new InvalidInput(`${v.file}: expected one sample (a mapping with name, protocol, request, expect)`);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+    throw new InvalidInput(`${v.file}: expected one sample (a mapping with name, protocol, request, expect)`);
   return name === undefined ? (raw as Record<string, unknown>) : { ...raw, name };
 }
 
@@ -77,10 +79,30 @@ export const sampleCommands: Command[] = [
     max: 1,
     summary: "add a golden sample, from -f FILE (YAML/JSON, as in probes/) or from flags",
     details: 'Example: linewatch samples add capital --prompt "Capital of France? One word." --answer paris --max-latency-ms 5000',
-    options: ["file", "protocol", "route", "prompt", "max-tokens", "min-length", "max-length", "contains", "matches", "answer", "nonce", "varies", "required-field", "max-latency-ms", "timeout-ms", "weight"],
+    options: [
+      "file",
+      "protocol",
+      "route",
+      "prompt",
+      "max-tokens",
+      "min-length",
+      "max-length",
+      "contains",
+      "matches",
+      "answer",
+      "nonce",
+      "varies",
+      "required-field",
+      "max-latency-ms",
+      "timeout-ms",
+      "weight",
+    ],
     async run(ctx, [name]) {
       const body = sampleBody(ctx, name);
-      const hints = ctx.values.file === undefined ? { ...SAMPLE_FLAGS, ...Object.fromEntries(Object.entries(EXPECT_FLAGS).map(([k, f]) => [`expect.${k}`, f])) } : {};
+      const hints =
+        ctx.values.file === undefined
+          ? { ...SAMPLE_FLAGS, ...Object.fromEntries(Object.entries(EXPECT_FLAGS).map(([k, f]) => [`expect.${k}`, f])) }
+          : {};
       const sample = await withFlagHints(ctx.api.post<Sample>("/v1/samples", body as SampleCreate), hints);
       ctx.output(sample, () => `created sample ${sample.name} (${sample.id})`);
     },
@@ -94,7 +116,15 @@ export const sampleCommands: Command[] = [
       ctx.output(list, () =>
         table(
           ["NAME", "PROTOCOL", "ROUTES", "WEIGHT", "TIMEOUT", "SOURCE", "EXPECT"],
-          list.samples.map((s) => [s.name, s.protocol, s.routes.length ? s.routes.join(",") : "(all)", s.weight, s.timeoutMs, s.source, Object.keys(s.expect).join(",")]),
+          list.samples.map((s) => [
+            s.name,
+            s.protocol,
+            s.routes.length ? s.routes.join(",") : "(all)",
+            s.weight,
+            s.timeoutMs,
+            s.source,
+            Object.keys(s.expect).join(","),
+          ]),
         ),
       );
     },
@@ -108,7 +138,11 @@ export const sampleCommands: Command[] = [
     async run(ctx, [ref]) {
       const sample = await findSample(ctx.api, ref!);
       await ctx.api.delete(`/v1/samples/${sample.id}`);
-      ctx.output({ deleted: { kind: "sample", name: sample.name, id: sample.id } }, () => `deleted sample ${sample.name}${sample.source === "shipped" ? " (a shipped sample: the control plane loads it again at its next start)" : ""}`);
+      ctx.output(
+        { deleted: { kind: "sample", name: sample.name, id: sample.id } },
+        () =>
+          `deleted sample ${sample.name}${sample.source === "shipped" ? " (a shipped sample: the control plane loads it again at its next start)" : ""}`,
+      );
     },
   },
 ];

@@ -14,7 +14,10 @@ export const tokenCommands: Command[] = [
     options: ["role"],
     async run(ctx, [name]) {
       if (ctx.values.role === undefined) throw new UsageError("tokens create: --role admin|viewer|router is required");
-      const created = await withFlagHints(ctx.api.post<TokenCreated>("/v1/tokens", { name, role: ctx.values.role }), { name: "NAME", role: "--role" });
+      const created = await withFlagHints(ctx.api.post<TokenCreated>("/v1/tokens", { name, role: ctx.values.role }), {
+        name: "NAME",
+        role: "--role",
+      });
       if (ctx.json) return ctx.printJson(created);
       ctx.print(created.token);
       ctx.warn(`created ${created.role} token ${created.name}; it is shown only this once`);

@@ -9,7 +9,9 @@ import { sampleRoutes } from "../routes/samples/index";
 
 export type LineHealth = z.infer<typeof LineHealthSchema>;
 
-export type ApiResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; error: { code: string; message: string; details: ErrorDetail[] } };
+export type ApiResult<T> =
+  | { ok: true; status: number; body: T }
+  | { ok: false; status: number; error: { code: string; message: string; details: ErrorDetail[] } };
 
 /**
  * The dashboard's writes (and the line health view) go through the API's own routers, in process:
@@ -25,7 +27,8 @@ export class InProcessApi {
   constructor(deps: AppDeps, engine: Engine) {
     const hooks = {
       linesChanged: (routes: string[]) => engine.registryChanged(routes),
-      adminStateChanged: (lineId: string, adminState: Parameters<Engine["adminStateChanged"]>[1], routes: string[]) => engine.adminStateChanged(lineId, adminState, routes),
+      adminStateChanged: (lineId: string, adminState: Parameters<Engine["adminStateChanged"]>[1], routes: string[]) =>
+        engine.adminStateChanged(lineId, adminState, routes),
     };
     const onError = (error: Error) => {
       if (error instanceof ApiError) return Response.json(envelope(error.code, error.message, error.details), { status: error.status });
@@ -39,7 +42,12 @@ export class InProcessApi {
     this.samples.onError(onError);
   }
 
-  private async call<T>(app: { request: (path: string, init: RequestInit) => Response | Promise<Response> }, method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+  private async call<T>(
+    app: { request: (path: string, init: RequestInit) => Response | Promise<Response> },
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<ApiResult<T>> {
     const init: RequestInit = { method };
     if (body !== undefined) {
       init.body = JSON.stringify(body);

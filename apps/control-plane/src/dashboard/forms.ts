@@ -11,7 +11,9 @@ export type FormErrors = Record<string, string>;
 /** Route rows the line form offers (a line joins more routes through the API or the CLI). */
 export const ROUTE_ROWS = 3;
 
-export type Parsed = { ok: true; body: Record<string, unknown>; toField: (path: readonly PropertyKey[]) => string } | { ok: false; errors: FormErrors };
+export type Parsed =
+  | { ok: true; body: Record<string, unknown>; toField: (path: readonly PropertyKey[]) => string }
+  | { ok: false; errors: FormErrors };
 
 /** Form data as plain strings; repeated names keep their last value, checkboxes are "on". */
 export function formValues(body: Record<string, string | File | (string | File)[]>): FormValues {
@@ -48,7 +50,10 @@ const setIf = (o: Record<string, unknown>, key: string, value: unknown) => {
 };
 
 /** Zod's issues (or the API's error details) onto the form's fields. */
-export function errorsFrom(issues: readonly { path: readonly PropertyKey[]; message: string }[], toField: (path: readonly PropertyKey[]) => string): FormErrors {
+export function errorsFrom(
+  issues: readonly { path: readonly PropertyKey[]; message: string }[],
+  toField: (path: readonly PropertyKey[]) => string,
+): FormErrors {
   const errors: FormErrors = {};
   for (const issue of issues) {
     const field = toField(issue.path);
@@ -57,7 +62,12 @@ export function errorsFrom(issues: readonly { path: readonly PropertyKey[]; mess
   return errors;
 }
 
-function check(schema: z.ZodType, body: Record<string, unknown>, toField: (path: readonly PropertyKey[]) => string, local: FormErrors): Parsed {
+function check(
+  schema: z.ZodType,
+  body: Record<string, unknown>,
+  toField: (path: readonly PropertyKey[]) => string,
+  local: FormErrors,
+): Parsed {
   const result = schema.safeParse(body);
   const errors = { ...(result.success ? {} : errorsFrom(result.error.issues, toField)), ...local };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body, toField };
@@ -81,7 +91,8 @@ export function parseLineForm(values: FormValues): Parsed {
     routes.push({ route, weight });
   }
   body.routes = routes;
-  for (const key of ["probeIntervalSec", "timeoutMs", "dailyQuota", "probeBudgetPct", "maxShare"]) setIf(body, key, numberField(values, key, local));
+  for (const key of ["probeIntervalSec", "timeoutMs", "dailyQuota", "probeBudgetPct", "maxShare"])
+    setIf(body, key, numberField(values, key, local));
   const toField = (path: readonly PropertyKey[]) => {
     const [first, index, leaf] = path.map(String);
     if (first === "routes") {
@@ -93,7 +104,11 @@ export function parseLineForm(values: FormValues): Parsed {
   return check(LineCreateSchema, body, toField, local);
 }
 
-export const DEFAULT_SAMPLE_REQUEST = JSON.stringify({ messages: [{ role: "user", content: "Reply with exactly this code and nothing else: {{nonce}}" }], max_tokens: 50 }, null, 2);
+export const DEFAULT_SAMPLE_REQUEST = JSON.stringify(
+  { messages: [{ role: "user", content: "Reply with exactly this code and nothing else: {{nonce}}" }], max_tokens: 50 },
+  null,
+  2,
+);
 
 /** The sample form: what POST /v1/samples takes, validated by SampleCreateSchema. */
 export function parseSampleForm(values: FormValues): Parsed {
@@ -137,4 +152,5 @@ export function parseSampleForm(values: FormValues): Parsed {
 }
 
 /** A field path as the API's error details name it ("routes.0.weight") → the same path form zod uses. */
-export const detailPath = (field: string | undefined): PropertyKey[] => (field ? field.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p)) : []);
+export const detailPath = (field: string | undefined): PropertyKey[] =>
+  field ? field.split(".").map((p) => (/^\d+$/.test(p) ? Number(p) : p)) : [];

@@ -13,7 +13,17 @@ import { ASSET_PREFIX, assetUrl, loadAssets } from "./assets";
 import { type FormErrors, type FormValues, detailPath, formValues, parseLineForm, parseSampleForm } from "./forms";
 import { loadLinePage, resolveLineId } from "./line-data";
 import { OverviewData, WINDOWS, type WindowHours } from "./overview-data";
-import { DashboardTokens, type Viewer, canWrite, checkLoginToken, clearTokenCookie, isSameOrigin, resolveAccess, safeNext, setTokenCookie } from "./session";
+import {
+  DashboardTokens,
+  type Viewer,
+  canWrite,
+  checkLoginToken,
+  clearTokenCookie,
+  isSameOrigin,
+  resolveAccess,
+  safeNext,
+  setTokenCookie,
+} from "./session";
 import { type FormState, emptyForm } from "./views/forms";
 import { Layout, Notice } from "./views/layout";
 import { LinePageBody } from "./views/line-page";
@@ -23,7 +33,8 @@ import { OverviewBody, Summary } from "./views/overview";
 const FORM_MAX_BYTES = 64 * 1024;
 const DEFAULT_REFRESH_MS = 5_000;
 
-const parseHours = (v: string | undefined): WindowHours => (WINDOWS as readonly number[]).includes(Number(v)) ? (Number(v) as WindowHours) : 6;
+const parseHours = (v: string | undefined): WindowHours =>
+  (WINDOWS as readonly number[]).includes(Number(v)) ? (Number(v) as WindowHours) : 6;
 
 /** `?refresh=N` (seconds) for a wall screen or a test; default every 5 s. */
 const parseRefresh = (v: string | undefined) => {
@@ -65,18 +76,42 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
   const assets = loadAssets();
   const asset = (name: string) => assetUrl(assets, name);
   const gzip = compress();
-  const formLimit = bodyLimit({ maxSize: FORM_MAX_BYTES, onError: (c) => page(c, null, "Too large", <MessageBody title="Too large" message={`A form may hold at most ${FORM_MAX_BYTES / 1024} KiB.`} />, 413) });
+  const formLimit = bodyLimit({
+    maxSize: FORM_MAX_BYTES,
+    onError: (c) =>
+      page(c, null, "Too large", <MessageBody title="Too large" message={`A form may hold at most ${FORM_MAX_BYTES / 1024} KiB.`} />, 413),
+  });
 
-  async function page(c: Context, viewer: Viewer | null, title: string, body: Child, status: 200 | 400 | 401 | 403 | 404 | 409 | 413 = 200, extra: { refreshMs?: number; charts?: boolean; header?: Child; fingerprint?: string } = {}) {
+  async function page(
+    c: Context,
+    viewer: Viewer | null,
+    title: string,
+    body: Child,
+    status: 200 | 400 | 401 | 403 | 404 | 409 | 413 = 200,
+    extra: { refreshMs?: number; charts?: boolean; header?: Child; fingerprint?: string } = {},
+  ) {
     const url = new URL(c.req.url);
     const element = (
-      <Layout title={title} asset={asset} viewer={viewer} now={deps.clock.now()} path={url.pathname + url.search} refreshMs={extra.refreshMs} charts={extra.charts} header={extra.header} fingerprint={extra.fingerprint}>
+      <Layout
+        title={title}
+        asset={asset}
+        viewer={viewer}
+        now={deps.clock.now()}
+        path={url.pathname + url.search}
+        refreshMs={extra.refreshMs}
+        charts={extra.charts}
+        header={extra.header}
+        fingerprint={extra.fingerprint}
+      >
         {body}
       </Layout>
     );
     // No framing (the drain buttons must not be clickjacked, open mode has no cookie to withhold),
     // scripts only from this site: an answer excerpt or a line name can never run as code.
-    c.header("content-security-policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    c.header(
+      "content-security-policy",
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
     c.header("x-frame-options", "DENY");
     c.header("referrer-policy", "same-origin");
     c.header("x-content-type-options", "nosniff");
@@ -89,7 +124,16 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     const access = await resolveAccess(c, tokens);
     if (!access.ok) {
       if (access.reason === "forbidden") {
-        return page(c, null, "Forbidden", <MessageBody title="Not for this token" message={`A ${access.role} token cannot use the dashboard: sign in with an admin or viewer token.`} />, 403);
+        return page(
+          c,
+          null,
+          "Forbidden",
+          <MessageBody
+            title="Not for this token"
+            message={`A ${access.role} token cannot use the dashboard: sign in with an admin or viewer token.`}
+          />,
+          403,
+        );
       }
       if (access.reason === "stale") clearTokenCookie(c);
       if (c.req.path.endsWith(".json")) return c.json({ error: { code: "unauthorized", message: "sign in at /login", details: [] } }, 401);
@@ -98,8 +142,16 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
       return c.redirect(`/login?next=${encodeURIComponent(next)}${access.reason === "stale" ? "&expired=1" : ""}`, 303);
     }
     if (need === "write") {
-      if (!isSameOrigin(c)) return page(c, access.viewer, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
-      if (!canWrite(access.viewer)) return page(c, access.viewer, "Forbidden", <MessageBody title="Read-only" message="A viewer token may look but not change: sign in with an admin token." />, 403);
+      if (!isSameOrigin(c))
+        return page(c, access.viewer, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
+      if (!canWrite(access.viewer))
+        return page(
+          c,
+          access.viewer,
+          "Forbidden",
+          <MessageBody title="Read-only" message="A viewer token may look but not change: sign in with an admin token." />,
+          403,
+        );
     }
     return access.viewer;
   }
@@ -111,12 +163,17 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     const checked = await checkLoginToken(tokens, token);
     const url = new URL(c.req.url);
     url.searchParams.delete("token");
-    if (!checked.ok) return page(c, null, "Sign in", <LoginBody next={url.pathname + url.search} error={checked.message} open={false} />, 401);
+    if (!checked.ok)
+      return page(c, null, "Sign in", <LoginBody next={url.pathname + url.search} error={checked.message} open={false} />, 401);
     setTokenCookie(c, token);
     return c.redirect(url.pathname + url.search, 303);
   }
 
-  async function renderOverview(c: Context, viewer: Viewer, forms: { line?: FormState; sample?: FormState; open?: "line" | "sample"; status?: 200 | 400 | 404 | 409 } = {}) {
+  async function renderOverview(
+    c: Context,
+    viewer: Viewer,
+    forms: { line?: FormState; sample?: FormState; open?: "line" | "sample"; status?: 200 | 400 | 404 | 409 } = {},
+  ) {
     const o = await overview.load(parseHours(c.req.query("hours")));
     const bad = (o.counts.cooldown ?? 0) + (o.counts.degraded ?? 0);
     return page(
@@ -125,7 +182,13 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
       bad > 0 ? `(${bad}) linewatch` : "linewatch",
       <>
         <Notice done={c.req.query("done")} name={c.req.query("name")} />
-        <OverviewBody o={o} canWrite={canWrite(viewer)} lineForm={forms.line ?? emptyForm()} sampleForm={forms.sample ?? emptyForm()} open={forms.open} />
+        <OverviewBody
+          o={o}
+          canWrite={canWrite(viewer)}
+          lineForm={forms.line ?? emptyForm()}
+          sampleForm={forms.sample ?? emptyForm()}
+          open={forms.open}
+        />
       </>,
       forms.status ?? 200,
       { refreshMs: parseRefresh(c.req.query("refresh")), charts: true, header: <Summary o={o} />, fingerprint: o.fingerprint },
@@ -169,7 +232,8 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     const hours = parseHours(c.req.query("hours"));
     const fingerprint = await overview.fingerprint();
     const p = id ? await loadLinePage(deps, engine, api, id, hours) : null;
-    if (!p) return page(c, viewer, "Not found", <MessageBody title="No such line" message={`There is no line ${c.req.param("id")}.`} />, 404);
+    if (!p)
+      return page(c, viewer, "Not found", <MessageBody title="No such line" message={`There is no line ${c.req.param("id")}.`} />, 404);
     return page(
       c,
       viewer,
@@ -192,7 +256,11 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     const created = await api.createLine(parsed.body);
     if (!created.ok) {
       const status = created.status === 404 || created.status === 409 ? created.status : 400;
-      return renderOverview(c, viewer, { line: { values: echo(values), errors: apiErrors(created, parsed.toField) }, open: "line", status });
+      return renderOverview(c, viewer, {
+        line: { values: echo(values), errors: apiErrors(created, parsed.toField) },
+        open: "line",
+        status,
+      });
     }
     overview.invalidate();
     return c.redirect(withDone("/", "line-added", created.body.name), 303);
@@ -221,12 +289,20 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     const op = values.op ?? "";
     const state = op.slice(0, Math.max(0, op.indexOf(":")));
     const patch = LinePatchSchema.safeParse({ adminState: state });
-    if (!patch.success) return page(c, viewer, "Bad request", <MessageBody title="Nothing changed" message={`Not an operation: ${op || "(none)"}.`} />, 400);
+    if (!patch.success)
+      return page(c, viewer, "Bad request", <MessageBody title="Nothing changed" message={`Not an operation: ${op || "(none)"}.`} />, 400);
     const target = op.slice(state.length + 1);
     const id = await resolveLineId(deps, engine, target);
     if (!id) return page(c, viewer, "Not found", <MessageBody title="Nothing changed" message={`There is no line ${target}.`} />, 404);
     const changed = await api.patchLine(id, patch.data);
-    if (!changed.ok) return page(c, viewer, "Nothing changed", <MessageBody title="Nothing changed" message={changed.error.message} />, changed.status === 404 ? 404 : 400);
+    if (!changed.ok)
+      return page(
+        c,
+        viewer,
+        "Nothing changed",
+        <MessageBody title="Nothing changed" message={changed.error.message} />,
+        changed.status === 404 ? 404 : 400,
+      );
     overview.invalidate();
     return c.redirect(withDone(safeNext(values.next), state, changed.body.name), 303);
   });
@@ -250,7 +326,8 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
   });
 
   app.post("/login", formLimit, async (c) => {
-    if (!isSameOrigin(c)) return page(c, null, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
+    if (!isSameOrigin(c))
+      return page(c, null, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
     const values = formValues(await c.req.parseBody());
     const next = safeNext(values.next);
     const checked = await checkLoginToken(tokens, (values.token ?? "").trim());
@@ -260,7 +337,8 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
   });
 
   app.post("/logout", formLimit, async (c) => {
-    if (!isSameOrigin(c)) return page(c, null, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
+    if (!isSameOrigin(c))
+      return page(c, null, "Forbidden", <MessageBody title="Refused" message="This form came from another site." />, 403);
     clearTokenCookie(c);
     return c.redirect("/login", 303);
   });

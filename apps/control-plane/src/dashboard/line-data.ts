@@ -53,7 +53,13 @@ export async function resolveLineId(deps: Pick<AppDeps, "database">, engine: Eng
   return found?.id ?? null;
 }
 
-export async function loadLinePage(deps: Pick<AppDeps, "database" | "clock">, engine: Engine, api: InProcessApi, id: string, hours: WindowHours): Promise<LinePage | null> {
+export async function loadLinePage(
+  deps: Pick<AppDeps, "database" | "clock">,
+  engine: Engine,
+  api: InProcessApi,
+  id: string,
+  hours: WindowHours,
+): Promise<LinePage | null> {
   const health = await api.lineHealth(id);
   if (!health.ok) return null;
   const snapshot = await engine.registry.get();

@@ -129,9 +129,12 @@ export function describeEvent(e: EventRow, lineNames: Map<string, string>): Even
   const lineName = (typeof d.line === "string" ? d.line : null) ?? (e.lineId ? lineNames.get(e.lineId) : null) ?? null;
   let change = "";
   if (e.kind === "state_change") change = `${String(d.from)} → ${String(d.to)}`;
-  else if (e.kind === "weight_change" && typeof d.from === "number" && typeof d.to === "number") change = `weight ${pct(d.from)} → ${pct(d.to)}`;
-  else if (e.kind === "trend_alert" && typeof d.from === "number" && typeof d.to === "number") change = `score ${d.from.toFixed(0)} → ${d.to.toFixed(0)}`;
-  else if (e.kind === "table_published") change = `v${d.previousVersion ?? "–"} → v${String(d.version)}${d.mode && d.mode !== "normal" ? ` (${String(d.mode)})` : ""}`;
+  else if (e.kind === "weight_change" && typeof d.from === "number" && typeof d.to === "number")
+    change = `weight ${pct(d.from)} → ${pct(d.to)}`;
+  else if (e.kind === "trend_alert" && typeof d.from === "number" && typeof d.to === "number")
+    change = `score ${d.from.toFixed(0)} → ${d.to.toFixed(0)}`;
+  else if (e.kind === "table_published")
+    change = `v${d.previousVersion ?? "–"} → v${String(d.version)}${d.mode && d.mode !== "normal" ? ` (${String(d.mode)})` : ""}`;
   return { id: e.id, at: e.at.getTime(), kind: e.kind, lineId: e.lineId, subject: lineName ?? e.routeName ?? "", change, reason: e.reason };
 }
 
@@ -196,7 +199,14 @@ export class OverviewData {
     const health = await listLineHealth(db);
     const activity = await lineActivity(db, new Date(now - LINE_SCORE_WINDOW_MS));
     const events = await listEvents(db, { limit: EVENTS_SHOWN });
-    const samples = (await listSamples(db)).map((s) => ({ id: s.id, name: s.name, protocol: s.protocol, routes: s.routes, source: s.source, weight: s.weight }));
+    const samples = (await listSamples(db)).map((s) => ({
+      id: s.id,
+      name: s.name,
+      protocol: s.protocol,
+      routes: s.routes,
+      source: s.source,
+      weight: s.weight,
+    }));
     return { stored: { health, activity, ...aggregates.snapshot(), events, samples }, now };
   }
 
@@ -266,7 +276,9 @@ export class OverviewData {
         holdUntil: view.holdUntil !== null && view.holdUntil > now ? view.holdUntil : null,
         fastProbeUntil: view.fastProbeUntil !== null && view.fastProbeUntil > now ? view.fastProbeUntil : null,
         trend: trendOf.get(line.id) ?? new Array<number | null>(TREND_POINTS).fill(null),
-        fields: (fieldSums.get(line.id) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }))).map((c) => (c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100)),
+        fields: (fieldSums.get(line.id) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }))).map((c) =>
+          c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100,
+        ),
         lengths: lengthsOf.get(line.id) ?? new Array<number>(LENGTH_BINS + 2).fill(0),
       };
     });

@@ -59,7 +59,8 @@ export async function checkLoginToken(tokens: DashboardTokens, token: string): P
   if (!token) return { ok: false, message: "enter a token" };
   const row = await tokens.authenticate(token);
   if (!row) return { ok: false, message: "unknown or revoked token" };
-  if (row.role !== "admin" && row.role !== "viewer") return { ok: false, message: `a ${row.role} token cannot open the dashboard: use an admin or viewer token` };
+  if (row.role !== "admin" && row.role !== "viewer")
+    return { ok: false, message: `a ${row.role} token cannot open the dashboard: use an admin or viewer token` };
   return { ok: true };
 }
 

@@ -38,11 +38,35 @@ function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: n
   const at = new Date(now);
   switch (effect.kind) {
     case "state_change":
-      return { at, kind: "state_change", lineId, routeName: null, reason: `${effect.reason}: ${effect.detail}`, data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds }, dedupeKey };
+      return {
+        at,
+        kind: "state_change",
+        lineId,
+        routeName: null,
+        reason: `${effect.reason}: ${effect.detail}`,
+        data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds },
+        dedupeKey,
+      };
     case "weight_change":
-      return { at, kind: "weight_change", lineId, routeName: null, reason: `${effect.reason}: ${effect.detail}`, data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds }, dedupeKey };
+      return {
+        at,
+        kind: "weight_change",
+        lineId,
+        routeName: null,
+        reason: `${effect.reason}: ${effect.detail}`,
+        data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds },
+        dedupeKey,
+      };
     case "trend_alert":
-      return { at, kind: "trend_alert", lineId, routeName: null, reason: effect.detail, data: { line: lineName, from: effect.from, to: effect.to, windowMs: effect.windowMs, probeIds: effect.probeIds }, dedupeKey };
+      return {
+        at,
+        kind: "trend_alert",
+        lineId,
+        routeName: null,
+        reason: effect.detail,
+        data: { line: lineName, from: effect.from, to: effect.to, windowMs: effect.windowMs, probeIds: effect.probeIds },
+        dedupeKey,
+      };
     default:
       return null;
   }
@@ -133,7 +157,12 @@ export class HealthService {
         db,
         missing.map((id) => {
           const adminState = snapshot.lines.get(id)!.adminState;
-          return { lineId: id, health: initialHealth(now, adminState) as never, state: adminState === "active" ? "healthy" : adminState, now: new Date(now) };
+          return {
+            lineId: id,
+            health: initialHealth(now, adminState) as never,
+            state: adminState === "active" ? "healthy" : adminState,
+            now: new Date(now),
+          };
         }),
       );
       for (const id of missing) this.known.add(id);
@@ -156,7 +185,11 @@ export class HealthService {
         const policy = this.policyOf(snapshot, line);
         // core's lineScore over per-sample sums: n results of mean m count as one of weight w·n (Σ w·score is the same).
         const score = lineScore(
-          row.sums.map((x) => ({ startedAt: now, score: x.scoreSum / x.count, weight: (Number.isFinite(x.weight) && x.weight > 0 ? x.weight : 0) * x.count })),
+          row.sums.map((x) => ({
+            startedAt: now,
+            score: x.scoreSum / x.count,
+            weight: (Number.isFinite(x.weight) && x.weight > 0 ? x.weight : 0) * x.count,
+          })),
           now,
         );
         const before = row.health as unknown as Health;
@@ -224,7 +257,13 @@ export class HealthService {
     const policy = linePolicy(line, snapshot.routes);
     const db = this.deps.database.db;
     const now = this.deps.clock.now();
-    await ensureLineHealth(db, lineId, initialHealth(now, line.adminState) as never, line.adminState === "active" ? "healthy" : line.adminState, new Date(now));
+    await ensureLineHealth(
+      db,
+      lineId,
+      initialHealth(now, line.adminState) as never,
+      line.adminState === "active" ? "healthy" : line.adminState,
+      new Date(now),
+    );
 
     const outcome = await db.transaction(async (txRaw) => {
       const tx = txRaw as unknown as Db;
@@ -262,7 +301,9 @@ export class HealthService {
       const cause = effects.find((e) => e.kind === "weight_change" || e.kind === "state_change");
       await this.publisher.recompute(
         line.routes.map((r) => r.route),
-        cause && "reason" in cause ? { reason: `${line.name}: ${cause.reason}`, probeIds: cause.probeIds } : { reason: `${line.name}: health`, probeIds: [] },
+        cause && "reason" in cause
+          ? { reason: `${line.name}: ${cause.reason}`, probeIds: cause.probeIds }
+          : { reason: `${line.name}: health`, probeIds: [] },
       );
     }
   }

@@ -144,13 +144,18 @@ export class Prober {
       const interval = probeIntervalMs(line, samples.length);
       if (!Number.isFinite(interval)) continue;
       const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
-      samples.forEach((sample, k) => want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 }));
+      samples.forEach((sample, k) =>
+        want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 }),
+      );
     }
     const last = this.reconciled;
-    if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k))) return;
+    if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k)))
+      return;
     const existing = await listScheduleKeys(db);
     const have = new Set(existing.map((r) => `${r.lineId}/${r.sampleId}`));
-    const inserts = [...want.entries()].filter(([k]) => !have.has(k)).map(([, w]) => ({ lineId: w.lineId, sampleId: w.sampleId, nextAt: new Date(now + w.offset) }));
+    const inserts = [...want.entries()]
+      .filter(([k]) => !have.has(k))
+      .map(([, w]) => ({ lineId: w.lineId, sampleId: w.sampleId, nextAt: new Date(now + w.offset) }));
     await insertScheduleRows(db, inserts);
     for (const row of existing) {
       if (!want.has(`${row.lineId}/${row.sampleId}`)) await deleteScheduleRow(db, row.lineId, row.sampleId);
@@ -187,7 +192,8 @@ export class Prober {
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
     const at = this.deps.clock.now();
-    for (const row of claimed) this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth as unknown as Health, at)));
+    for (const row of claimed)
+      this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth as unknown as Health, at)));
     return claimed.length;
   }
 
@@ -244,7 +250,9 @@ export class Prober {
 
   /** Bring the in-memory baselines of these pairs up to date (one query). A failure leaves them as they are. */
   private async syncBaselines(pairs: { lineId: string; sampleId: string }[]): Promise<void> {
-    await this.baselines.sync(this.deps.database.db, pairs).catch((error: unknown) => this.deps.logger.warn("cannot read baselines", { error: String(error) }));
+    await this.baselines
+      .sync(this.deps.database.db, pairs)
+      .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", { error: String(error) }));
   }
 
   private async runClaimed(row: ClaimedProbe, fast: boolean): Promise<void> {
@@ -276,7 +284,12 @@ export class Prober {
     try {
       return await this.limit(() => this.probe(line, sample, trigger, slot));
     } catch (error) {
-      this.deps.logger.error("probe failed to run", { line: line.name, sample: sample.name, timeoutMs: probeTimeoutMs(line, sample), error: String(error) });
+      this.deps.logger.error("probe failed to run", {
+        line: line.name,
+        sample: sample.name,
+        timeoutMs: probeTimeoutMs(line, sample),
+        error: String(error),
+      });
       return null;
     } finally {
       this.release();
@@ -321,9 +334,11 @@ export class Prober {
       contentHash: result.contentHash,
       hardFailure: result.hardFailure,
     });
-    await this.hooks.onResult(result).catch((error: unknown) =>
-      this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
-    );
+    await this.hooks
+      .onResult(result)
+      .catch((error: unknown) =>
+        this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
+      );
     return result;
   }
 

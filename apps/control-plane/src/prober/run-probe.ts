@@ -1,5 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type BaselineEntry, type Line, type Sample, BASELINE_WINDOW, computeBaseline, fillTemplate, getAdapter, scoreProbe } from "@linewatch/core";
+import {
+  type BaselineEntry,
+  type Line,
+  type Sample,
+  BASELINE_WINDOW,
+  computeBaseline,
+  fillTemplate,
+  getAdapter,
+  scoreProbe,
+} from "@linewatch/core";
 import { type ProbeResultInsert, type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
@@ -32,7 +41,12 @@ const hashContent = (content: string) => createHash("sha256").update(content).di
  * Send one sample to one line, score it against the (line, sample) baseline and store the result.
  * Returns null when another replica already stored the result of this slot.
  */
-export async function runProbe(deps: Pick<AppDeps, "database" | "clock">, agent: Agent, job: ProbeJob, stall?: StallMeter): Promise<StoredProbeResult | null> {
+export async function runProbe(
+  deps: Pick<AppDeps, "database" | "clock">,
+  agent: Agent,
+  job: ProbeJob,
+  stall?: StallMeter,
+): Promise<StoredProbeResult | null> {
   const db = deps.database.db;
   const history = await recentSampleResults(db, job.line.id, job.sample.id, BASELINE_WINDOW);
   return insertProbeResult(db, await sendAndScore(deps, agent, job, history, stall));
@@ -59,7 +73,10 @@ export async function sendAndScore(
   );
   const stalledBefore = stall?.reading() ?? 0;
   // An upstream may echo the key it was sent (a 401 body): nothing parsed, stored or shown may carry it.
-  const sent: HttpOutcome = redactOutcome(await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now()), lineSecrets(job.apiKey, line.headers));
+  const sent: HttpOutcome = redactOutcome(
+    await sendProbe(agent, request, probeTimeoutMs(line, sample), () => deps.clock.now()),
+    lineSecrets(job.apiKey, line.headers),
+  );
   const stalled = (stall?.reading() ?? 0) - stalledBefore;
   const outcome: HttpOutcome = { ...sent, latencyMs: Math.max(0, sent.latencyMs - stalled) };
 
@@ -80,7 +97,16 @@ export async function sendAndScore(
   const contentHash = content === null ? null : hashContent(content);
   const scored = scoreProbe({
     expect: sample.expect,
-    observation: { status: outcome.status, errorClass, latencyMs: outcome.latencyMs, content, json, contentHash, nonce, ...(errorMessage ? { errorMessage } : {}) },
+    observation: {
+      status: outcome.status,
+      errorClass,
+      latencyMs: outcome.latencyMs,
+      content,
+      json,
+      contentHash,
+      nonce,
+      ...(errorMessage ? { errorMessage } : {}),
+    },
     baseline: computeBaseline(history),
   });
   const excerpt = (content ?? (outcome.status !== null ? outcome.bodyText : (errorMessage ?? ""))).slice(0, EXCERPT_CHARS);

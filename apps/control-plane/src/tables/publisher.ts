@@ -9,7 +9,16 @@ import {
   initialHealth,
   weightFactor,
 } from "@linewatch/core";
-import { type Db, type PublishedTableRow, getPublishedTable, healthOfLines, insertEvents, listPublishedTables, lockRoute, upsertPublishedTable } from "@linewatch/db";
+import {
+  type Db,
+  type PublishedTableRow,
+  getPublishedTable,
+  healthOfLines,
+  insertEvents,
+  listPublishedTables,
+  lockRoute,
+  upsertPublishedTable,
+} from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { type CachedLine, type RegistryCache, linePolicy } from "../registry-cache";
 
@@ -49,7 +58,12 @@ const credentialsRev = (line: CachedLine) =>
 
 /** Identity of what a router acts on: weights plus how to reach each line. */
 const contentKey = (mode: string, lines: StoredLine[]) =>
-  JSON.stringify([mode, [...lines].sort((a, b) => a.lineId.localeCompare(b.lineId)).map((l) => [l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials])]);
+  JSON.stringify([
+    mode,
+    [...lines]
+      .sort((a, b) => a.lineId.localeCompare(b.lineId))
+      .map((l) => [l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials]),
+  ]);
 
 function toView(row: PublishedTableRow): TableView {
   return {
@@ -57,7 +71,16 @@ function toView(row: PublishedTableRow): TableView {
     version: row.version,
     generatedAt: row.generatedAt.toISOString(),
     mode: row.mode as TableMode,
-    lines: (row.lines as unknown as StoredLine[]).map(({ id, name, tier, state, weight, protocol, baseUrl, model }) => ({ id, name, tier, state, weight, protocol, baseUrl, model })),
+    lines: (row.lines as unknown as StoredLine[]).map(({ id, name, tier, state, weight, protocol, baseUrl, model }) => ({
+      id,
+      name,
+      tier,
+      state,
+      weight,
+      protocol,
+      baseUrl,
+      model,
+    })),
   };
 }
 
@@ -142,7 +165,10 @@ export class TablePublisher {
   }
 
   /** Recompute these routes' tables; publish a new version of each one whose content changed. */
-  async recompute(routes: Iterable<string>, cause: { reason: string; probeIds: string[] } = { reason: "recomputed", probeIds: [] }): Promise<void> {
+  async recompute(
+    routes: Iterable<string>,
+    cause: { reason: string; probeIds: string[] } = { reason: "recomputed", probeIds: [] },
+  ): Promise<void> {
     for (const route of [...new Set(routes)].sort()) await this.recomputeRoute(route, cause);
   }
 
@@ -150,7 +176,9 @@ export class TablePublisher {
     const snapshot = await this.registry.get();
     const r = snapshot.routes.get(route);
     if (!r) return;
-    const lines = [...snapshot.lines.values()].filter((l) => l.routes.some((m) => m.route === route)).sort((a, b) => a.name.localeCompare(b.name));
+    const lines = [...snapshot.lines.values()]
+      .filter((l) => l.routes.some((m) => m.route === route))
+      .sort((a, b) => a.name.localeCompare(b.name));
     const db = this.deps.database.db;
     // One publisher per route at a time (across replicas too), and health read under that lock:
     // a recompute that read older health can never publish after one that read newer health.
@@ -158,7 +186,10 @@ export class TablePublisher {
       const tx = txRaw as unknown as Db;
       await lockRoute(tx, route);
       const now = this.deps.clock.now();
-      const healthRows = await healthOfLines(tx, lines.map((l) => l.id));
+      const healthRows = await healthOfLines(
+        tx,
+        lines.map((l) => l.id),
+      );
       const health = new Map(healthRows.map((h) => [h.lineId, h.health as unknown as Health]));
       const healthOf = (l: CachedLine) => health.get(l.id) ?? initialHealth(now, l.adminState);
       const members: TableMember[] = lines.map((l) => ({
@@ -171,12 +202,26 @@ export class TablePublisher {
         maxShare: l.maxShare,
         adminState: l.adminState,
       }));
-      const computed: ComputedTable = computeTable({ route: { name: route, freeShareCap: r.freeShareCap, onAllDown: r.onAllDown }, members });
+      const computed: ComputedTable = computeTable({
+        route: { name: route, freeShareCap: r.freeShareCap, onAllDown: r.onAllDown },
+        members,
+      });
       const byId = new Map(lines.map((l) => [l.id, l]));
       const stored: StoredLine[] = computed.lines.map(({ lineId, weight }) => {
         const l = byId.get(lineId)!;
         const state = l.adminState === "active" ? describeHealth(healthOf(l), linePolicy(l, snapshot.routes)).state : l.adminState;
-        return { lineId, id: lineId, weight, name: l.name, tier: l.tier, state, protocol: l.protocol, baseUrl: l.baseUrl, model: l.model, credentials: credentialsRev(l) };
+        return {
+          lineId,
+          id: lineId,
+          weight,
+          name: l.name,
+          tier: l.tier,
+          state,
+          protocol: l.protocol,
+          baseUrl: l.baseUrl,
+          model: l.model,
+          credentials: credentialsRev(l),
+        };
       });
       const prevRow = await getPublishedTable(tx, route);
       if (prevRow && contentKey(prevRow.mode, prevRow.lines as unknown as StoredLine[]) === contentKey(computed.mode, stored)) return null;
@@ -184,24 +229,29 @@ export class TablePublisher {
       const version = (prevRow?.version ?? 0) + 1;
       const row: PublishedTableRow = { routeName: route, version, generatedAt: new Date(now), mode: computed.mode, lines: stored as never };
       await upsertPublishedTable(tx, row);
-      await insertEvents(
-        tx,
-        [
-          {
-            at: new Date(now),
-            kind: "table_published",
-            lineId: null,
-            routeName: route,
-            reason: cause.reason,
-            data: { version, previousVersion: prevRow?.version ?? null, mode: computed.mode, probeIds: cause.probeIds, weights: stored.map((l) => ({ line: l.name, weight: l.weight })) },
-            dedupeKey: `table:${route}:${version}`,
+      await insertEvents(tx, [
+        {
+          at: new Date(now),
+          kind: "table_published",
+          lineId: null,
+          routeName: route,
+          reason: cause.reason,
+          data: {
+            version,
+            previousVersion: prevRow?.version ?? null,
+            mode: computed.mode,
+            probeIds: cause.probeIds,
+            weights: stored.map((l) => ({ line: l.name, weight: l.weight })),
           },
-        ],
-      );
+          dedupeKey: `table:${route}:${version}`,
+        },
+      ]);
       return row;
     });
     if (!published) return;
     this.setView(toView(published));
-    await this.deps.database.notify(TABLES_CHANNEL, route).catch((error: unknown) => this.deps.logger.warn("notify failed", { error: String(error) }));
+    await this.deps.database
+      .notify(TABLES_CHANNEL, route)
+      .catch((error: unknown) => this.deps.logger.warn("notify failed", { error: String(error) }));
   }
 }

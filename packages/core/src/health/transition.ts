@@ -1,14 +1,6 @@
 // The SPEC §5 state machine as one pure function: (health, event, policy, now) → (health, effects).
 import type { AdminState } from "../types";
-import type {
-  Health,
-  HealthEffect,
-  HealthEvent,
-  HealthProbe,
-  HealthReason,
-  ServicePhase,
-  Transition,
-} from "./health-types";
+import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, ServicePhase, Transition } from "./health-types";
 import type { HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
 import { heldFactor, isAdminPhase, servicePhase, targetFactor, weightFactor } from "./weight-factor";
@@ -90,11 +82,15 @@ function advanceTime(d: Draft): void {
     d.h.failStreak = [];
     d.h.passStreak = [];
     d.h.sampleFailStreaks = {};
-    setService(d, { state: "probation", stage: 0, stageSince: d.now, stagePasses: 0 }, {
-      reason: "cooldown_elapsed",
-      detail: `cooldown of ${minutes(op.durationMs)} elapsed`,
-      probeIds: [],
-    });
+    setService(
+      d,
+      { state: "probation", stage: 0, stageSince: d.now, stagePasses: 0 },
+      {
+        reason: "cooldown_elapsed",
+        detail: `cooldown of ${minutes(op.durationMs)} elapsed`,
+        probeIds: [],
+      },
+    );
   } else if (op.state === "probation") {
     stepProbation(d, op);
   }
@@ -173,11 +169,15 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number): void {
       }
       const sampleStillFailing = Object.keys(d.h.sampleFailStreaks).length > 0;
       if (d.h.passStreak.length >= policy.passCount && !sampleStillFailing) {
-        setService(d, { state: "probation", stage: 0, stageSince: now, stagePasses: 0 }, {
-          reason: "consecutive_passes",
-          detail: `${d.h.passStreak.length} consecutive passed probes`,
-          probeIds: [...d.h.passStreak],
-        });
+        setService(
+          d,
+          { state: "probation", stage: 0, stageSince: now, stagePasses: 0 },
+          {
+            reason: "consecutive_passes",
+            detail: `${d.h.passStreak.length} consecutive passed probes`,
+            probeIds: [...d.h.passStreak],
+          },
+        );
       }
       return;
     }
@@ -200,10 +200,14 @@ function enterCooldown(d: Draft, cause: Cause): void {
   d.h.lastCooldownMs = durationMs;
   d.h.passStreak = [];
   d.h.reprobe = null;
-  setService(d, { state: "cooldown", since: d.now, until: d.now + durationMs, durationMs }, {
-    ...cause,
-    detail: `${cause.detail}: cooldown ${minutes(durationMs)}`,
-  });
+  setService(
+    d,
+    { state: "cooldown", since: d.now, until: d.now + durationMs, durationMs },
+    {
+      ...cause,
+      detail: `${cause.detail}: cooldown ${minutes(durationMs)}`,
+    },
+  );
 }
 
 function applyAdmin(d: Draft, adminState: AdminState): void {

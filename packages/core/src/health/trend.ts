@@ -11,12 +11,7 @@ export interface TrendStep {
  * `trend` is a decreasing run of scores (a monotonic queue), so its head is the peak of the window
  * and it stays short. `alerting` false: an alert is already running, only track.
  */
-export function stepTrend(
-  trend: TrendPoint[],
-  point: TrendPoint,
-  policy: HealthPolicy,
-  alerting: boolean,
-): TrendStep {
+export function stepTrend(trend: TrendPoint[], point: TrendPoint, policy: HealthPolicy, alerting: boolean): TrendStep {
   const cut = point.at - policy.trendWindowMs;
   let next = trend.filter((p) => p.at >= cut);
   const peak = next[0];

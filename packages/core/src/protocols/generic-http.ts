@@ -1,15 +1,7 @@
 // Any JSON-over-HTTP endpoint: POST the sample's request as-is to baseUrl; the answer is the
 // body text, or the string at `contentPath` of the JSON body when the caller names one.
 import { getPath } from "../scoring/json-path";
-import {
-  excerpt,
-  httpErrorResult,
-  is2xx,
-  mergeHeaders,
-  parseError,
-  parseJson,
-  protocolError,
-} from "./http";
+import { excerpt, httpErrorResult, is2xx, mergeHeaders, parseError, parseJson, protocolError } from "./http";
 import type { ProtocolAdapter } from "./types";
 
 export const genericHttpAdapter: ProtocolAdapter = {

@@ -48,11 +48,7 @@ function readCompletion(json: unknown): ParsedResponse {
   if (upstreamError !== null) return protocolError(`error in a 2xx body: ${upstreamError}`);
   const choice = firstChoice(json.choices);
   if (choice === null) return protocolError("no choices in the completion");
-  const content = isRecord(choice.message)
-    ? textOf(choice.message.content)
-    : typeof choice.text === "string"
-      ? choice.text
-      : undefined;
+  const content = isRecord(choice.message) ? textOf(choice.message.content) : typeof choice.text === "string" ? choice.text : undefined;
   if (content === undefined) return protocolError("choices[0].message.content is not text");
   return { ok: true, content, json, tokens: tokensOf(json.usage) };
 }
@@ -72,9 +68,7 @@ function textOf(content: unknown): string | undefined {
   if (typeof content === "string") return content;
   if (content === null || content === undefined) return "";
   if (Array.isArray(content)) {
-    return content
-      .map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
-      .join("");
+    return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
   }
   return undefined;
 }
@@ -132,9 +126,7 @@ function parseStream(bodyText: string): ParsedResponse {
     object: "chat.completion",
     created: created ?? null,
     model: model ?? null,
-    choices: [
-      { index: 0, message: { role: "assistant", content }, finish_reason: finishReason },
-    ],
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
   };
   if (usage !== undefined) json.usage = usage;
   return { ok: true, content, json, tokens: tokensOf(usage) };

@@ -40,11 +40,7 @@ export type ParsedResponse =
 /** One per protocol: how to build a probe request and read the answer out of the response. */
 export interface ProtocolAdapter {
   readonly protocol: Protocol;
-  buildProbe(
-    target: ProbeTarget,
-    filledRequest: Record<string, unknown>,
-    opts?: BuildProbeOptions,
-  ): ProbeHttpRequest;
+  buildProbe(target: ProbeTarget, filledRequest: Record<string, unknown>, opts?: BuildProbeOptions): ProbeHttpRequest;
   /**
    * A non-2xx status gives `{ok: false, errorClass: "protocol"}` with the upstream's error message;
    * the shell records such a probe as `http_status`.

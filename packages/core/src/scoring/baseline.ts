@@ -53,12 +53,8 @@ export const EMPTY_BASELINE: Readonly<Baseline> = Object.freeze({
 export function computeBaseline(history: readonly BaselineEntry[]): Baseline {
   const window = history.slice(0, BASELINE_WINDOW);
   const answered = window.filter((h) => !h.hardFailure);
-  const lengths = answered
-    .filter((h) => h.passed && Number.isFinite(h.contentLength) && h.contentLength >= 0)
-    .map((h) => h.contentLength);
-  const latencies = answered
-    .filter((h) => Number.isFinite(h.latencyMs) && h.latencyMs >= 0)
-    .map((h) => h.latencyMs);
+  const lengths = answered.filter((h) => h.passed && Number.isFinite(h.contentLength) && h.contentLength >= 0).map((h) => h.contentLength);
+  const latencies = answered.filter((h) => Number.isFinite(h.latencyMs) && h.latencyMs >= 0).map((h) => h.latencyMs);
   const [p50, p90] = latencies.length > 0 ? quantile(latencies, [0.5, 0.9]) : [null, null];
   return {
     lengthMedian: lengths.length > 0 ? median(lengths) : null,
@@ -67,9 +63,7 @@ export function computeBaseline(history: readonly BaselineEntry[]): Baseline {
     samples: window.length,
     lengthSamples: lengths.length,
     latencySamples: latencies.length,
-    recentHashes: answered
-      .flatMap((h) => (h.contentHash === null ? [] : [h.contentHash]))
-      .slice(0, RECENT_HASHES),
+    recentHashes: answered.flatMap((h) => (h.contentHash === null ? [] : [h.contentHash])).slice(0, RECENT_HASHES),
   };
 }
 

@@ -43,9 +43,7 @@ export function scoreFreshness(ctx: ScoringContext): ComponentScore {
     const previous = baseline.recentHashes.slice(0, STALE_RUN - 1);
     if (previous.length === STALE_RUN - 1 && previous.every((h) => h === observation.contentHash)) {
       score = 0;
-      reasons.push(
-        `same answer ${STALE_RUN} probes in a row (hash ${observation.contentHash.slice(0, 12)}): stale cache?`,
-      );
+      reasons.push(`same answer ${STALE_RUN} probes in a row (hash ${observation.contentHash.slice(0, 12)}): stale cache?`);
     }
   }
 

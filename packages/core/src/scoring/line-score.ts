@@ -17,11 +17,7 @@ export interface ScoredResult {
  * The mean score of the probes that started in [now − windowMs, now], each counted by its
  * sample's weight (1 by default), rounded to 0.1; null when there are none.
  */
-export function lineScore(
-  results: readonly ScoredResult[],
-  now: number,
-  windowMs: number = LINE_SCORE_WINDOW_MS,
-): number | null {
+export function lineScore(results: readonly ScoredResult[], now: number, windowMs: number = LINE_SCORE_WINDOW_MS): number | null {
   let sum = 0;
   let total = 0;
   for (const r of results) {
@@ -34,9 +30,7 @@ export function lineScore(
 }
 
 /** The mean of each component (rounded to 0.001); null for no results. The caller picks the window. */
-export function averageComponents(
-  results: readonly { components: ScoreComponents }[],
-): ScoreComponents | null {
+export function averageComponents(results: readonly { components: ScoreComponents }[]): ScoreComponents | null {
   if (results.length === 0) return null;
   const sums: ScoreComponents = { length: 0, fields: 0, freshness: 0, status: 0, latency: 0 };
   for (const { components } of results) {

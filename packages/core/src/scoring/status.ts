@@ -27,7 +27,5 @@ export function hardFailureReason(observation: ProbeObservation): string {
 
 /** Only called without a hard failure: a 2xx whose answer the adapter found. */
 export function scoreStatus(observation: ProbeObservation): ComponentScore {
-  return observation.content === null
-    ? { score: 0, reasons: ["2xx response without an answer"] }
-    : { score: 1, reasons: [] };
+  return observation.content === null ? { score: 0, reasons: ["2xx response without an answer"] } : { score: 1, reasons: [] };
 }

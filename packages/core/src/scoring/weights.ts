@@ -33,10 +33,7 @@ export function failedChecks(components: ScoreComponents): (typeof COMPONENT_NAM
  * The weighted mean of the components × 100, rounded to 0.1. Components are clamped to [0, 1]
  * and negative or non-finite weights count as 0; with no weight at all the score is 0.
  */
-export function scoreFromComponents(
-  components: ScoreComponents,
-  weights: ScoreWeights = DEFAULT_WEIGHTS,
-): number {
+export function scoreFromComponents(components: ScoreComponents, weights: ScoreWeights = DEFAULT_WEIGHTS): number {
   let sum = 0;
   let total = 0;
   for (const name of COMPONENT_NAMES) {

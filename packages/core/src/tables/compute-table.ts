@@ -52,8 +52,7 @@ const capOf = (m: TableMember): number => Math.min(1, Math.max(0, m.maxShare ?? 
 export const isUsable = (m: TableMember): boolean => m.factor > 0 && m.baseWeight > 0 && capOf(m) > 0;
 
 /** A line a fail-open panic table may fall back to: active, whatever its health. */
-export const isPanicEligible = (m: TableMember): boolean =>
-  (m.adminState ?? "active") === "active" && m.baseWeight > 0 && capOf(m) > 0;
+export const isPanicEligible = (m: TableMember): boolean => (m.adminState ?? "active") === "active" && m.baseWeight > 0 && capOf(m) > 0;
 
 /**
  * normal: share ∝ baseWeight × factor; free lines together ≤ freeShareCap; each ≤ maxShare.
@@ -115,7 +114,10 @@ function allocate(lines: readonly TableMember[], weights: number[], freeCap: num
   if (freeSum <= cap + 1e-12) return shares;
   const pick = <T>(xs: T[], free: boolean): T[] => xs.filter((_, i) => isFree[i] === free);
   const freeCaps = pick(caps, true);
-  const freeTotal = Math.min(cap, freeCaps.reduce((a, c) => a + c, 0));
+  const freeTotal = Math.min(
+    cap,
+    freeCaps.reduce((a, c) => a + c, 0),
+  );
   const freeShares = waterFill(pick(weights, true), freeCaps, freeTotal);
   const paidShares = waterFill(pick(weights, false), pick(caps, false), 1 - freeTotal);
   let f = 0;

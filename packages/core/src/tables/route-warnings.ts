@@ -32,7 +32,10 @@ export function routeWarnings(members: readonly WarningMember[], opts: { freeSha
       message: "the maxShare of the active lines adds up to less than 1: some line will get more than its maxShare",
     });
   } else if (paid.length > 0 && opts.freeShareCap !== undefined) {
-    const freeRoom = Math.min(opts.freeShareCap, active.filter((m) => m.tier === "free").reduce((a, m) => a + cap(m), 0));
+    const freeRoom = Math.min(
+      opts.freeShareCap,
+      active.filter((m) => m.tier === "free").reduce((a, m) => a + cap(m), 0),
+    );
     if (paid.reduce((a, m) => a + cap(m), 0) + freeRoom < 1 - 1e-9) {
       warnings.push({
         code: "free_cap_unreachable",

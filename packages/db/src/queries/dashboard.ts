@@ -59,7 +59,14 @@ export async function lineActivity(db: Db, windowStart: Date): Promise<LineActiv
     last:
       r.last_at === null
         ? null
-        : { at: Number(r.last_at), passed: !!r.last_passed, score: Number(r.last_score), status: r.last_status === null ? null : Number(r.last_status), errorClass: r.last_error, sample: r.last_sample ?? "" },
+        : {
+            at: Number(r.last_at),
+            passed: !!r.last_passed,
+            score: Number(r.last_score),
+            status: r.last_status === null ? null : Number(r.last_status),
+            errorClass: r.last_error,
+            sample: r.last_sample ?? "",
+          },
     score: r.score === null ? null : Math.round(Number(r.score) * 10) / 10,
     probes: Number(r.probes),
   }));
@@ -78,7 +85,8 @@ export interface LineBucket {
 }
 
 /** `date_bin` keeps the bucket arithmetic in timestamps (epoch arithmetic is numeric, and slow). */
-const binned = (column: SQL, bucketMs: number) => sql`date_bin(${bucketMs}::int8 * interval '1 millisecond', ${column}, timestamptz '1970-01-01 00:00:00+00')`;
+const binned = (column: SQL, bucketMs: number) =>
+  sql`date_bin(${bucketMs}::int8 * interval '1 millisecond', ${column}, timestamptz '1970-01-01 00:00:00+00')`;
 
 /** Probe outcomes per line per time bucket since `since` (a bucket boundary, so every bucket is whole). */
 export async function lineBuckets(db: Db, since: Date, bucketMs: number): Promise<LineBucket[]> {

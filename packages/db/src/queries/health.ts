@@ -27,7 +27,10 @@ export async function healthOfLines(db: Db, lineIds: string[]): Promise<LineHeal
 }
 
 /** Create the rows that are missing (concurrent creators: one wins, nobody fails). */
-export async function ensureLinesHealth(db: Db, rows: { lineId: string; health: Record<string, unknown>; state: string; now: Date }[]): Promise<void> {
+export async function ensureLinesHealth(
+  db: Db,
+  rows: { lineId: string; health: Record<string, unknown>; state: string; now: Date }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insert(lineHealth)
@@ -80,7 +83,11 @@ export async function readHealthForProbes(db: Db, lineIds: string[], since: Date
  * wins and the caller reads again). Returns the lines written; a line's events are recorded only
  * if its health was.
  */
-export async function writeHealthIfUnchanged(db: Db, rows: (LineHealthWrite & { lineId: string; expectedRevision: number })[], eventsToRecord: EventInsert[]): Promise<Set<string>> {
+export async function writeHealthIfUnchanged(
+  db: Db,
+  rows: (LineHealthWrite & { lineId: string; expectedRevision: number })[],
+  eventsToRecord: EventInsert[],
+): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
   const health = jsonRowsParam(
     rows.map((r) => ({
@@ -95,7 +102,15 @@ export async function writeHealthIfUnchanged(db: Db, rows: (LineHealthWrite & { 
     })),
   );
   const eventRows = jsonRowsParam(
-    eventsToRecord.map((e) => ({ at: e.at.toISOString(), kind: e.kind, line_id: e.lineId ?? null, route_name: e.routeName ?? null, reason: e.reason, data: e.data, dedupe_key: e.dedupeKey ?? null })),
+    eventsToRecord.map((e) => ({
+      at: e.at.toISOString(),
+      kind: e.kind,
+      line_id: e.lineId ?? null,
+      route_name: e.routeName ?? null,
+      reason: e.reason,
+      data: e.data,
+      dedupe_key: e.dedupeKey ?? null,
+    })),
   );
   const result = await db.execute(sql`
     with upd as (
@@ -119,11 +134,7 @@ export async function ensureLineHealth(db: Db, lineId: string, health: Record<st
   await db.insert(lineHealth).values({ lineId, health, state, revision: 0, updatedAt: now }).onConflictDoNothing();
 }
 
-export async function writeLineHealth(
-  tx: Db,
-  lineId: string,
-  values: LineHealthWrite,
-): Promise<void> {
+export async function writeLineHealth(tx: Db, lineId: string, values: LineHealthWrite): Promise<void> {
   await tx.update(lineHealth).set(values).where(eq(lineHealth.lineId, lineId));
 }
 
@@ -137,4 +148,3 @@ export async function dueHealthTicks(db: Db, now: Date, limit: number): Promise<
     .limit(limit);
   return rows.map((r) => r.lineId);
 }
-

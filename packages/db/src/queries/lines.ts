@@ -47,11 +47,7 @@ export function toLine(row: LineRow, memberships: RouteMembership[]): Line & { u
 async function membershipsOf(db: Db, lineIds: string[]): Promise<Map<string, RouteMembership[]>> {
   const byLine = new Map<string, RouteMembership[]>();
   if (lineIds.length === 0) return byLine;
-  const rows = await db
-    .select()
-    .from(routeLines)
-    .where(inArray(routeLines.lineId, lineIds))
-    .orderBy(asc(routeLines.routeName));
+  const rows = await db.select().from(routeLines).where(inArray(routeLines.lineId, lineIds)).orderBy(asc(routeLines.routeName));
   for (const r of rows) {
     const list = byLine.get(r.lineId) ?? [];
     list.push({ route: r.routeName, weight: r.weight });

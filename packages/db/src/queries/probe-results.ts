@@ -93,7 +93,12 @@ export async function storeProbeResults(
   const completions = reschedule?.items ?? [];
   if (inputs.length === 0 && completions.length === 0) return [];
   // As stored, so the results handed back are the rows as the table has them.
-  const withIds = inputs.map((input) => ({ ...input, excerpt: wellFormed(input.excerpt), reasons: input.reasons.map(wellFormed), id: randomUUID() }));
+  const withIds = inputs.map((input) => ({
+    ...input,
+    excerpt: wellFormed(input.excerpt),
+    reasons: input.reasons.map(wellFormed),
+    id: randomUUID(),
+  }));
   const results = jsonRowsParam(
     withIds.map((r) => ({
       id: r.id,
@@ -116,7 +121,14 @@ export async function storeProbeResults(
       trigger: r.trigger,
     })),
   );
-  const done = jsonRowsParam(completions.map((c) => ({ line_id: c.lineId, sample_id: c.sampleId, claimed_at: c.claimedAt.toISOString(), next_at: c.nextAt.toISOString() })));
+  const done = jsonRowsParam(
+    completions.map((c) => ({
+      line_id: c.lineId,
+      sample_id: c.sampleId,
+      claimed_at: c.claimedAt.toISOString(),
+      next_at: c.nextAt.toISOString(),
+    })),
+  );
   const result = await db.execute(sql`
     with ins as (
       insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, content_hash, excerpt, reasons, tokens, slot, trigger)
@@ -156,9 +168,15 @@ export interface BaselineRow {
  * columns a baseline reads, so a prober keeping baselines in memory pays little to stay in step
  * with the results other replicas stored.
  */
-export async function sampleHistories(db: Db, keys: { lineId: string; sampleId: string; after: Date | null }[], limit: number): Promise<BaselineRow[]> {
+export async function sampleHistories(
+  db: Db,
+  keys: { lineId: string; sampleId: string; after: Date | null }[],
+  limit: number,
+): Promise<BaselineRow[]> {
   if (keys.length === 0) return [];
-  const param = jsonRowsParam(keys.map((k) => ({ line_id: k.lineId, sample_id: k.sampleId, after: k.after === null ? null : k.after.toISOString() })));
+  const param = jsonRowsParam(
+    keys.map((k) => ({ line_id: k.lineId, sample_id: k.sampleId, after: k.after === null ? null : k.after.toISOString() })),
+  );
   const result = await db.execute(sql`
     select k.line_id, k.sample_id, r.started_at, r.content_length, r.latency_ms, r.passed, r.content_hash, r.hard_failure
     from jsonb_to_recordset(${param}::jsonb) as k(line_id uuid, sample_id uuid, after timestamptz)

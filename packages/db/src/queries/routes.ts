@@ -32,7 +32,14 @@ export async function getRouteRow(db: Db, name: string): Promise<RouteRow | null
 
 export async function routeMembers(db: Db, name: string): Promise<RouteMember[]> {
   return db
-    .select({ id: lines.id, name: lines.name, tier: lines.tier, weight: routeLines.weight, adminState: lines.adminState, maxShare: lines.maxShare })
+    .select({
+      id: lines.id,
+      name: lines.name,
+      tier: lines.tier,
+      weight: routeLines.weight,
+      adminState: lines.adminState,
+      maxShare: lines.maxShare,
+    })
     .from(routeLines)
     .innerJoin(lines, eq(lines.id, routeLines.lineId))
     .where(eq(routeLines.routeName, name))

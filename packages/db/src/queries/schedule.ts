@@ -11,7 +11,14 @@ export interface ScheduleRow {
 }
 
 export async function listSchedule(db: Db): Promise<ScheduleRow[]> {
-  return db.select({ lineId: probeSchedule.lineId, sampleId: probeSchedule.sampleId, nextAt: probeSchedule.nextAt, trigger: probeSchedule.trigger }).from(probeSchedule);
+  return db
+    .select({
+      lineId: probeSchedule.lineId,
+      sampleId: probeSchedule.sampleId,
+      nextAt: probeSchedule.nextAt,
+      trigger: probeSchedule.trigger,
+    })
+    .from(probeSchedule);
 }
 
 /** Which (line, sample) pairs have a schedule row: what reconciling needs, without the rest of the row. */
@@ -44,7 +51,12 @@ export async function claimDueProbes(db: Db, replica: string, now: Date, leaseUn
       limit ${limit}
       for update skip locked)
     returning line_id, sample_id, next_at, trigger`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { line_id: string; sample_id: string; next_at: string | Date; trigger: string }[];
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+    line_id: string;
+    sample_id: string;
+    next_at: string | Date;
+    trigger: string;
+  }[];
   return rows.map((r) => ({ lineId: r.line_id, sampleId: r.sample_id, nextAt: new Date(r.next_at), trigger: r.trigger }));
 }
 
@@ -60,7 +72,13 @@ export interface ClaimedProbe extends ScheduleRow {
  * claimDueProbes, and in the same statement for each claimed probe the start of its pair's newest
  * result and, when it may be probing fast, its line's health: one round trip per claimed batch.
  */
-export async function claimDueProbesWithContext(db: Db, replica: string, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedProbe[]> {
+export async function claimDueProbesWithContext(
+  db: Db,
+  replica: string,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedProbe[]> {
   if (limit <= 0) return [];
   const result = await db.execute(sql`
     with c as (
@@ -97,7 +115,14 @@ export async function claimDueProbesWithContext(db: Db, replica: string, now: Da
 }
 
 /** Hand a claimed probe back with its next due time. Only the claimant may (a lost lease is a no-op). */
-export async function completeClaim(db: Db, replica: string, lineId: string, sampleId: string, claimedAt: Date, nextAt: Date): Promise<void> {
+export async function completeClaim(
+  db: Db,
+  replica: string,
+  lineId: string,
+  sampleId: string,
+  claimedAt: Date,
+  nextAt: Date,
+): Promise<void> {
   // One statement: SET sees the row as it was, so a confirming probe asked for meanwhile (next_at
   // moved off the claimed slot) keeps its earlier next_at and trigger, and the claim is released.
   const unmoved = sql`${probeSchedule.nextAt} = ${claimedAt.toISOString()}::timestamptz`;
@@ -119,7 +144,14 @@ export async function completeClaim(db: Db, replica: string, lineId: string, sam
  */
 export async function completeClaims(db: Db, replica: string, items: ClaimCompletion[]): Promise<void> {
   if (items.length === 0) return;
-  const param = jsonRowsParam(items.map((i) => ({ line_id: i.lineId, sample_id: i.sampleId, claimed_at: i.claimedAt.toISOString(), next_at: i.nextAt.toISOString() })));
+  const param = jsonRowsParam(
+    items.map((i) => ({
+      line_id: i.lineId,
+      sample_id: i.sampleId,
+      claimed_at: i.claimedAt.toISOString(),
+      next_at: i.nextAt.toISOString(),
+    })),
+  );
   await db.execute(sql`
     update ${probeSchedule} as s
     set next_at = case when s.next_at = v.claimed_at then v.next_at else s.next_at end,
@@ -133,7 +165,10 @@ export async function completeClaims(db: Db, replica: string, items: ClaimComple
 export async function expediteProbe(db: Db, lineId: string, sampleId: string, at: Date, trigger: string): Promise<void> {
   await db
     .update(probeSchedule)
-    .set({ nextAt: sql`least(${probeSchedule.nextAt}, ${at.toISOString()}::timestamptz)`, trigger: sql`case when ${at.toISOString()}::timestamptz < ${probeSchedule.nextAt} then ${trigger} else ${probeSchedule.trigger} end` })
+    .set({
+      nextAt: sql`least(${probeSchedule.nextAt}, ${at.toISOString()}::timestamptz)`,
+      trigger: sql`case when ${at.toISOString()}::timestamptz < ${probeSchedule.nextAt} then ${trigger} else ${probeSchedule.trigger} end`,
+    })
     .where(and(eq(probeSchedule.lineId, lineId), eq(probeSchedule.sampleId, sampleId)));
 }
 

@@ -22,5 +22,8 @@ export async function upsertPublishedTable(tx: Db, row: PublishedTableRow): Prom
   await tx
     .insert(publishedTables)
     .values(row)
-    .onConflictDoUpdate({ target: publishedTables.routeName, set: { version: row.version, generatedAt: row.generatedAt, mode: row.mode, lines: row.lines } });
+    .onConflictDoUpdate({
+      target: publishedTables.routeName,
+      set: { version: row.version, generatedAt: row.generatedAt, mode: row.mode, lines: row.lines },
+    });
 }

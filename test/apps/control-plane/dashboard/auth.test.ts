@@ -17,11 +17,17 @@ describe("dashboard sign-in (tokens exist)", () => {
     return ((await res.json()) as { token: string }).token;
   }
 
-  const adminState = async () => ((await (await cp.request(`/v1/lines/${lineId}`, { token: ADMIN })).json()) as { adminState: string }).adminState;
+  const adminState = async () =>
+    ((await (await cp.request(`/v1/lines/${lineId}`, { token: ADMIN })).json()) as { adminState: string }).adminState;
 
   /** A form post as a browser on another site, or a script, would send it. */
   const post = (path: string, body: string, headers: Record<string, string>) =>
-    fetch(`${cp.url}${path}`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, body });
+    fetch(`${cp.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body,
+    });
 
   beforeAll(async () => {
     cp = await startTestControlPlane({ env: { LINEWATCH_ADMIN_TOKEN: ADMIN, LINEWATCH_SHIPPED_SAMPLES: "false" } });
@@ -29,7 +35,15 @@ describe("dashboard sign-in (tokens exist)", () => {
     const res = await cp.request("/v1/lines", {
       method: "POST",
       token: ADMIN,
-      json: { name: "paid-a", tier: "paid", protocol: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: "sk-live-key-never-shown", routes: [{ route: "chat-default", weight: 10 }] },
+      json: {
+        name: "paid-a",
+        tier: "paid",
+        protocol: "openai-chat",
+        baseUrl: "http://127.0.0.1:9/v1",
+        model: "m",
+        apiKey: "sk-live-key-never-shown",
+        routes: [{ route: "chat-default", weight: 10 }],
+      },
     });
     expect(res.status).toBe(201);
     lineId = ((await res.json()) as { id: string }).id;
@@ -80,7 +94,11 @@ describe("dashboard sign-in (tokens exist)", () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
 
     // Same site, viewer's cookie: refused, and nothing changed.
-    const refused = await page.request.post(`${cp.url}/dashboard/admin`, { form: { op: `drained:${lineId}` }, headers: { origin: cp.url }, maxRedirects: 0 });
+    const refused = await page.request.post(`${cp.url}/dashboard/admin`, {
+      form: { op: `drained:${lineId}` },
+      headers: { origin: cp.url },
+      maxRedirects: 0,
+    });
     expect(refused.status()).toBe(403);
     expect(await adminState()).toBe("active");
     // The API stays bearer-only: the dashboard's cookie opens nothing under /v1.
@@ -111,11 +129,17 @@ describe("dashboard sign-in (tokens exist)", () => {
     const page = await browser.newPage();
     await page.goto(`${cp.url}/login`);
     await page.locator("#f-token").fill(tokens.router!);
-    const [asRouter] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/login") && r.request().method() === "POST"), page.locator("form[action='/login'] button").click()]);
+    const [asRouter] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/login") && r.request().method() === "POST"),
+      page.locator("form[action='/login'] button").click(),
+    ]);
     expect(asRouter.status()).toBe(401);
     expect(await page.locator(".form-error").textContent()).toContain("router token cannot open the dashboard");
     await page.locator("#f-token").fill("lw_admin_not-a-real-token");
-    const [unknown] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/login") && r.request().method() === "POST"), page.locator("form[action='/login'] button").click()]);
+    const [unknown] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/login") && r.request().method() === "POST"),
+      page.locator("form[action='/login'] button").click(),
+    ]);
     expect(unknown.status()).toBe(401);
     expect(await page.locator(".form-error").textContent()).toContain("unknown or revoked");
     const viaQuery = await page.goto(`${cp.url}/?token=${tokens.router}`);

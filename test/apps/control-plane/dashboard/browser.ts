@@ -5,10 +5,18 @@ export const CHROMIUM = "/usr/bin/chromium";
 
 /** Debian's chromium, driven by playwright-core (no browser download: these machines are offline). */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--no-first-run",
+    ],
   });
 }
 
@@ -32,7 +40,11 @@ export async function countColoredPixels(page: Page, selector: string, colors: s
       const rgb = colors.map((c) => [1, 3, 5].map((i) => Number.parseInt(c.slice(i, i + 2), 16)));
       let n = 0;
       // Runs in the page; the test project is typed without the DOM library.
-      type Canvas = { width: number; height: number; getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null };
+      type Canvas = {
+        width: number;
+        height: number;
+        getContext(kind: "2d"): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+      };
       const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): Iterable<Canvas> } }).document;
       for (const canvas of doc.querySelectorAll(selector)) {
         const ctx = canvas.getContext("2d");

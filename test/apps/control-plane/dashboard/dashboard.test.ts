@@ -42,8 +42,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     return { page, errors };
   }
 
-  const row = (page: Page, name: string) => page.locator("table.lines tbody tr", { has: page.locator("td.name a", { hasText: new RegExp(`^${name}$`) }) });
-  const tableRow = (page: Page, route: string, lineId: string) => page.locator(`#tables-body .route[data-route="${route}"] tr[data-line="${lineId}"]`);
+  const row = (page: Page, name: string) =>
+    page.locator("table.lines tbody tr", { has: page.locator("td.name a", { hasText: new RegExp(`^${name}$`) }) });
+  const tableRow = (page: Page, route: string, lineId: string) =>
+    page.locator(`#tables-body .route[data-route="${route}"] tr[data-line="${lineId}"]`);
 
   it("lists the lines with their states, worst first", async () => {
     const { page, errors } = await open("/");
@@ -108,7 +110,9 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     expect(await row(page, "free-c").locator(".tier").textContent()).toBe("free");
     expect(await page.content()).not.toContain("sk-dashboard-secret-4711");
 
-    const api = ((await (await cp.request("/v1/lines")).json()) as { lines: { name: string; hasApiKey: boolean; routes: unknown }[] }).lines.find((l) => l.name === "free-c");
+    const api = (
+      (await (await cp.request("/v1/lines")).json()) as { lines: { name: string; hasApiKey: boolean; routes: unknown }[] }
+    ).lines.find((l) => l.name === "free-c");
     expect(api).toMatchObject({ hasApiKey: true, routes: [{ route: "chat-default", weight: 30 }] });
     await row(page, "free-c").locator("td.name a").click();
     await page.waitForURL(/\/lines\//);
@@ -126,7 +130,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     await form.locator("[name=baseUrl]").fill("ftp://example.test/v1");
     await form.locator("[name=apiKey]").fill("sk-never-echoed-0815");
     await form.locator("[name='route.0']").selectOption("chat-default");
-    const [response] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/dashboard/lines") && r.request().method() === "POST"), form.locator("button[type=submit]").click()]);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/dashboard/lines") && r.request().method() === "POST"),
+      form.locator("button[type=submit]").click(),
+    ]);
     expect(response.status()).toBe(400);
     await page.waitForSelector("#add-line[open] .form-error");
     const errorOf = (field: string) => page.locator(`#add-line [id="err-${field}"]`).textContent();
@@ -143,7 +150,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     await page.locator("#add-line [name=model]").fill("m");
     await page.locator("#add-line [name=baseUrl]").fill(demo.lab.baseUrl("paid-a"));
     await page.locator("#add-line [name='weight.0']").fill("5");
-    const [conflict] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/dashboard/lines")), page.locator("#add-line button[type=submit]").click()]);
+    const [conflict] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/dashboard/lines")),
+      page.locator("#add-line button[type=submit]").click(),
+    ]);
     expect(conflict.status()).toBe(409);
     await page.waitForSelector("#add-line [id='err-name']");
     expect(await page.locator("#add-line [id='err-name']").textContent()).toContain("already exists");
@@ -154,7 +164,11 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
   });
 
   it("drains a line: weight 0 in its route's table; enabling brings it back", async () => {
-    const line = await createLine(cp, { name: "paid-c", baseUrl: demo.lab.baseUrl("paid-a"), routes: [{ route: "chat-default", weight: 40 }] });
+    const line = await createLine(cp, {
+      name: "paid-c",
+      baseUrl: demo.lab.baseUrl("paid-a"),
+      routes: [{ route: "chat-default", weight: 40 }],
+    });
     const { page, errors } = await open("/");
     const weight = tableRow(page, "chat-default", line.id).locator("td.weight");
     expect(Number(await weight.textContent())).toBeGreaterThan(0);
@@ -181,20 +195,29 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     const form = page.locator("#add-sample form");
     await form.locator("[name=name]").fill("capital-fr");
     await form.locator("[name=request]").fill('{"messages": [{"role": "user", "content": "Capital of France?"}');
-    const [bad] = await Promise.all([page.waitForResponse((r) => r.url().endsWith("/dashboard/samples")), form.locator("button[type=submit]").click()]);
+    const [bad] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith("/dashboard/samples")),
+      form.locator("button[type=submit]").click(),
+    ]);
     expect(bad.status()).toBe(400);
     expect(await page.locator("#add-sample [id='err-request']").textContent()).toContain("not valid JSON");
     expect(await page.locator("#add-sample [name=name]").inputValue()).toBe("capital-fr");
 
-    await page.locator("#add-sample [name=request]").fill('{"messages": [{"role": "user", "content": "Capital of France? One word."}], "max_tokens": 20}');
+    await page
+      .locator("#add-sample [name=request]")
+      .fill('{"messages": [{"role": "user", "content": "Capital of France? One word."}], "max_tokens": 20}');
     await page.locator("#add-sample [name='expect.contains']").fill("Paris");
     await page.locator("#add-sample [name='expect.maxLength']").fill("200");
     await page.locator("#add-sample [name=routes]").fill("chat-default");
     await Promise.all([page.waitForURL(/\/(\?.*)?$/), page.locator("#add-sample button[type=submit]").click()]);
     expect(await page.locator(".notice").textContent()).toContain("capital-fr added");
     expect(await page.locator("table.samples td", { hasText: "capital-fr" }).count()).toBe(1);
-    const samples = ((await (await cp.request("/v1/samples")).json()) as { samples: { name: string; expect: unknown; routes: string[] }[] }).samples;
-    expect(samples.find((s) => s.name === "capital-fr")).toMatchObject({ expect: { contains: ["Paris"], maxLength: 200 }, routes: ["chat-default"] });
+    const samples = ((await (await cp.request("/v1/samples")).json()) as { samples: { name: string; expect: unknown; routes: string[] }[] })
+      .samples;
+    expect(samples.find((s) => s.name === "capital-fr")).toMatchObject({
+      expect: { contains: ["Paris"], maxLength: 200 },
+      routes: ["chat-default"],
+    });
     await page.close();
   });
 

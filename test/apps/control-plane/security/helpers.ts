@@ -32,7 +32,11 @@ export async function createTokens(cp: TestControlPlane, prefix = "t"): Promise<
 }
 
 /** The SPEC §3 envelope with the given status and code. */
-export async function expectEnvelope(res: Response, status: number, code: string): Promise<{ error: { code: string; message: string; details: unknown[] } }> {
+export async function expectEnvelope(
+  res: Response,
+  status: number,
+  code: string,
+): Promise<{ error: { code: string; message: string; details: unknown[] } }> {
   const text = await res.text();
   expect(res.status, text).toBe(status);
   const body = JSON.parse(text) as { error: { code: string; message: string; details: unknown[] } };

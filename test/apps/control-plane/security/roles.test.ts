@@ -29,14 +29,22 @@ const PUBLIC: Operation[] = ["/healthz", "/readyz", "/openapi.json", "/docs", "/
 /** A concrete URL for an operation: real ids for reads, so a permitted read answers 200. */
 function concrete(op: Operation, forWrite: boolean): string {
   return op.path
-    .replace("{id}", op.path.startsWith("/v1/samples") ? seeded.sampleId : forWrite && op.method === "DELETE" ? "00000000-0000-4000-8000-000000000000" : seeded.lineId)
+    .replace(
+      "{id}",
+      op.path.startsWith("/v1/samples")
+        ? seeded.sampleId
+        : forWrite && op.method === "DELETE"
+          ? "00000000-0000-4000-8000-000000000000"
+          : seeded.lineId,
+    )
     .replace("{name}", forWrite && op.method === "DELETE" ? "no-such-route" : "r1")
     .replace("{route}", "r1")
     .replace("{idOrName}", "no-such-token");
 }
 
 /** Bodies that change nothing when a permitted write runs: invalid ones, or empty patches. */
-const harmlessBody = (op: Operation) => (op.method === "POST" && !op.path.endsWith("/probe") ? { json: {} } : op.method === "PATCH" ? { json: {} } : {});
+const harmlessBody = (op: Operation) =>
+  op.method === "POST" && !op.path.endsWith("/probe") ? { json: {} } : op.method === "PATCH" ? { json: {} } : {};
 
 const call = (op: Operation, token: string | undefined, forWrite = true) =>
   cp.request(concrete(op, forWrite), { method: op.method, ...harmlessBody(op), ...(token ? { token } : {}) });
@@ -51,14 +59,29 @@ beforeAll(async () => {
   const line = await cp.request("/v1/lines", {
     method: "POST",
     token: admin,
-    json: { name: "l1", tier: "paid", protocol: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: KEY, headers: { "x-org": "org-1" }, routes: [{ route: "r1", weight: 1 }] },
+    json: {
+      name: "l1",
+      tier: "paid",
+      protocol: "openai-chat",
+      baseUrl: "http://127.0.0.1:9/v1",
+      model: "m",
+      apiKey: KEY,
+      headers: { "x-org": "org-1" },
+      routes: [{ route: "r1", weight: 1 }],
+    },
   });
   expect(line.status).toBe(201);
   seeded.lineId = ((await line.json()) as { id: string }).id;
   const sample = await cp.request("/v1/samples", {
     method: "POST",
     token: admin,
-    json: { name: "s1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: { minLength: 1 }, timeoutMs: 500 },
+    json: {
+      name: "s1",
+      protocol: "openai-chat",
+      request: { messages: [{ role: "user", content: "hi" }] },
+      expect: { minLength: 1 },
+      timeoutMs: 500,
+    },
   });
   expect(sample.status).toBe(201);
   seeded.sampleId = ((await sample.json()) as { id: string }).id;
@@ -101,7 +124,11 @@ describe("once a token exists", () => {
         await expectEnvelope(res, 401, "unauthorized");
       }
       // Not a bearer scheme, or the token in the query string: neither counts.
-      const basic = await cp.request(concrete(op, true), { method: op.method, ...harmlessBody(op), headers: { authorization: `Basic ${Buffer.from(`x:${tokens.admin}`).toString("base64")}` } });
+      const basic = await cp.request(concrete(op, true), {
+        method: op.method,
+        ...harmlessBody(op),
+        headers: { authorization: `Basic ${Buffer.from(`x:${tokens.admin}`).toString("base64")}` },
+      });
       expect(basic.status, `${op.method} ${op.path} Basic`).toBe(401);
       const query = await cp.request(`${concrete(op, true)}?token=${tokens.admin}`, { method: op.method, ...harmlessBody(op) });
       expect(query.status, `${op.method} ${op.path} ?token=`).toBe(401);
@@ -210,7 +237,11 @@ describe("tokens", () => {
     // The only admin token cannot be revoked (nobody could administer any more).
     await expectEnvelope(await cp.request("/v1/tokens/t-admin", { method: "DELETE", token: tokens.admin }), 409, "conflict");
     // With a second admin it can.
-    const second = ((await (await cp.request("/v1/tokens", { method: "POST", json: { name: "admin-2", role: "admin" }, token: tokens.admin })).json()) as { token: string }).token;
+    const second = (
+      (await (
+        await cp.request("/v1/tokens", { method: "POST", json: { name: "admin-2", role: "admin" }, token: tokens.admin })
+      ).json()) as { token: string }
+    ).token;
     expect((await cp.request("/v1/tokens/t-admin", { method: "DELETE", token: second })).status).toBe(200);
     expect((await cp.request("/v1/lines", { token: tokens.admin })).status).toBe(401);
     tokens.admin = second;
@@ -263,7 +294,15 @@ describe("open mode, then LINEWATCH_METRICS_PUBLIC=false", () => {
       await other.request("/v1/routes", { method: "POST", json: { name: "r" } });
       await other.request("/v1/lines", {
         method: "POST",
-        json: { name: "l", tier: "paid", protocol: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: KEY, routes: [{ route: "r", weight: 1 }] },
+        json: {
+          name: "l",
+          tier: "paid",
+          protocol: "openai-chat",
+          baseUrl: "http://127.0.0.1:9/v1",
+          model: "m",
+          apiKey: KEY,
+          routes: [{ route: "r", weight: 1 }],
+        },
       });
       const text = await (await other.request("/v1/tables/r")).text();
       expect(text).toContain('"name":"l"');

@@ -24,7 +24,13 @@ let testDb: TestDatabase;
 /** A control plane on the test database with the given secret box (the test helper knows one key only). */
 async function start(secrets: SecretBox): Promise<ControlPlane & { stop(): Promise<void> }> {
   const database = await testDb.open();
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", LINEWATCH_SCHEDULER: "false", LINEWATCH_SHIPPED_SAMPLES: "false" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    LINEWATCH_SCHEDULER: "false",
+    LINEWATCH_SHIPPED_SAMPLES: "false",
+  });
   const cp = await startControlPlane({ config, database, clock: { now: () => Date.now() }, logger: silentLogger, secrets });
   return {
     ...cp,
@@ -61,14 +67,31 @@ async function decryptedKeys(cp: ControlPlane): Promise<Record<string, string | 
 }
 
 beforeAll(async () => {
-  lab = await startLab({ lines: [{ name: "lab-a", apiKey: KEYS["lab-a"] }, { name: "lab-b", apiKey: KEYS["lab-b"] }] });
+  lab = await startLab({
+    lines: [
+      { name: "lab-a", apiKey: KEYS["lab-a"] },
+      { name: "lab-b", apiKey: KEYS["lab-b"] },
+    ],
+  });
   testDb = await createTestDatabase({ persistent: true });
   const cp = await start(createSecretBox(OLD));
   try {
     await api(cp, "/v1/routes", { method: "POST", json: { name: "chat" } });
-    await api(cp, "/v1/samples", { method: "POST", json: { name: "hi", protocol: "openai-chat", request: { messages: [{ role: "user", content: "Say hi" }] }, expect: { minLength: 1 } } });
-    const line = (name: string, baseUrl: string, apiKey?: string) => ({ name, tier: "paid", protocol: "openai-chat", baseUrl, model: "lab-model", routes: [{ route: "chat", weight: 1 }], ...(apiKey ? { apiKey } : {}) });
-    for (const name of ["lab-a", "lab-b"]) expect((await api(cp, "/v1/lines", { method: "POST", json: line(name, lab.baseUrl(name), KEYS[name]) })).status).toBe(201);
+    await api(cp, "/v1/samples", {
+      method: "POST",
+      json: { name: "hi", protocol: "openai-chat", request: { messages: [{ role: "user", content: "Say hi" }] }, expect: { minLength: 1 } },
+    });
+    const line = (name: string, baseUrl: string, apiKey?: string) => ({
+      name,
+      tier: "paid",
+      protocol: "openai-chat",
+      baseUrl,
+      model: "lab-model",
+      routes: [{ route: "chat", weight: 1 }],
+      ...(apiKey ? { apiKey } : {}),
+    });
+    for (const name of ["lab-a", "lab-b"])
+      expect((await api(cp, "/v1/lines", { method: "POST", json: line(name, lab.baseUrl(name), KEYS[name]) })).status).toBe(201);
     expect((await api(cp, "/v1/lines", { method: "POST", json: line("far-c", "http://127.0.0.1:9/v1", KEYS["far-c"]) })).status).toBe(201);
     expect((await api(cp, "/v1/lines", { method: "POST", json: line("keyless", "http://127.0.0.1:9/v1") })).status).toBe(201);
   } finally {
@@ -91,7 +114,17 @@ describe("rotating the secret key", () => {
     try {
       expect(await decryptedKeys(cp)).toMatchObject(KEYS);
       // A key written meanwhile is sealed with the new key.
-      const d = await api(cp, "/v1/lines", { method: "POST", json: { name: "lab-d", tier: "free", protocol: "openai-chat", baseUrl: lab.baseUrl("lab-a"), model: "lab-model", apiKey: KEYS["lab-a"] } });
+      const d = await api(cp, "/v1/lines", {
+        method: "POST",
+        json: {
+          name: "lab-d",
+          tier: "free",
+          protocol: "openai-chat",
+          baseUrl: lab.baseUrl("lab-a"),
+          model: "lab-model",
+          apiKey: KEYS["lab-a"],
+        },
+      });
       expect(d.status).toBe(201);
     } finally {
       await cp.stop();
@@ -130,7 +163,10 @@ describe("rotating the secret key", () => {
       for (const name of ["lab-a", "lab-b"]) {
         const id = lines.lines.find((l) => l.name === name)!.id;
         const probe = (await (await api(cp, `/v1/lines/${id}/probe`, { method: "POST" })).json()) as { results: { status: number }[] };
-        expect(probe.results.map((r) => r.status), name).toEqual([200]);
+        expect(
+          probe.results.map((r) => r.status),
+          name,
+        ).toEqual([200]);
       }
     } finally {
       await cp.stop();
@@ -175,7 +211,11 @@ describe("rotating the secret key", () => {
 
     // Without the previous key the old rows cannot be opened: the command says so and fails.
     const { LINEWATCH_SECRET_KEY_PREVIOUS: _p, ...noPrevious } = env;
-    const failed = await run("npm", ["run", "--silent", "rotate-secret"], { env: { ...noPrevious, LINEWATCH_SECRET_KEY: hexKey("0e") }, cwd: process.cwd(), timeout: 120_000 }).then(
+    const failed = await run("npm", ["run", "--silent", "rotate-secret"], {
+      env: { ...noPrevious, LINEWATCH_SECRET_KEY: hexKey("0e") },
+      cwd: process.cwd(),
+      timeout: 120_000,
+    }).then(
       () => null,
       (error: { code: number; stdout: string }) => error,
     );

@@ -51,7 +51,11 @@ beforeAll(async () => {
   const token = tokens.admin;
   await send("create route", "/v1/routes", { method: "POST", json: { name: "chat" }, token });
   const base = { tier: "paid", protocol: "openai-chat", model: "lab-model", routes: [{ route: "chat", weight: 1 }] };
-  const labLine = await send("create lab line", "/v1/lines", { method: "POST", json: { ...base, name: "keyed", baseUrl: lab.baseUrl("keyed"), apiKey: LAB_KEY }, token });
+  const labLine = await send("create lab line", "/v1/lines", {
+    method: "POST",
+    json: { ...base, name: "keyed", baseUrl: lab.baseUrl("keyed"), apiKey: LAB_KEY },
+    token,
+  });
   ids.lab = ((await labLine.json()) as { id: string }).id;
   const echoLine = await send("create echo line", "/v1/lines", {
     method: "POST",
@@ -65,15 +69,33 @@ beforeAll(async () => {
   const bad = { ...base, name: "bad", baseUrl: "http://127.0.0.1:9/v1", apiKey: REJECTED_KEY };
   await send("duplicate name", "/v1/lines", { method: "POST", json: { ...bad, name: "echo" }, token });
   await send("bad tier", "/v1/lines", { method: "POST", json: { ...bad, tier: "gold" }, token });
-  await send("key in the URL", "/v1/lines", { method: "POST", json: { ...bad, baseUrl: `http://user:${REJECTED_KEY}@127.0.0.1:9/v1` }, token });
+  await send("key in the URL", "/v1/lines", {
+    method: "POST",
+    json: { ...bad, baseUrl: `http://user:${REJECTED_KEY}@127.0.0.1:9/v1` },
+    token,
+  });
   await send("key too long", "/v1/lines", { method: "POST", json: { ...bad, apiKey: REJECTED_KEY + "x".repeat(5000) }, token });
   await send("misspelt field", "/v1/lines", { method: "POST", json: { ...bad, apiKey: undefined, apikey: REJECTED_KEY }, token });
   await send("unknown route", "/v1/lines", { method: "POST", json: { ...bad, routes: [{ route: "nope", weight: 1 }] }, token });
   await send("NUL in the key", "/v1/lines", { method: "POST", json: { ...bad, apiKey: `${REJECTED_KEY}\u0000` }, token });
-  await send("patch unknown line", "/v1/lines/00000000-0000-4000-8000-000000000000", { method: "PATCH", json: { apiKey: REJECTED_KEY }, token });
+  await send("patch unknown line", "/v1/lines/00000000-0000-4000-8000-000000000000", {
+    method: "PATCH",
+    json: { apiKey: REJECTED_KEY },
+    token,
+  });
   await send("patch with a bad field", `/v1/lines/${ids.echo}`, { method: "PATCH", json: { apiKey: REJECTED_KEY, tier: 7 }, token });
-  await send("malformed JSON", "/v1/lines", { method: "POST", headers: { "content-type": "application/json" }, body: `{"apiKey": "${REJECTED_KEY}", "name": `, token });
-  await send("not JSON at all", "/v1/lines", { method: "POST", headers: { "content-type": "application/json" }, body: REJECTED_KEY, token });
+  await send("malformed JSON", "/v1/lines", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: `{"apiKey": "${REJECTED_KEY}", "name": `,
+    token,
+  });
+  await send("not JSON at all", "/v1/lines", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: REJECTED_KEY,
+    token,
+  });
   await send("viewer writes a key", "/v1/lines", { method: "POST", json: bad, token: tokens.viewer });
   await send("key as a token", "/v1/lines", { token: REJECTED_KEY });
 
@@ -94,7 +116,9 @@ afterAll(async () => {
 
 describe("the keys are really used", () => {
   it("reach the upstreams: the lab accepts its key, the echoing upstream received the current one", async () => {
-    const health = (await (await cp.request(`/v1/lines/${ids.lab}/health`, { token: tokens.admin })).json()) as { recent: { status: number }[] };
+    const health = (await (await cp.request(`/v1/lines/${ids.lab}/health`, { token: tokens.admin })).json()) as {
+      recent: { status: number }[];
+    };
     expect(health.recent.length).toBeGreaterThan(0);
     expect(health.recent.every((r) => r.status === 200)).toBe(true);
     expect(echo.requests.length).toBeGreaterThan(0);
@@ -167,8 +191,13 @@ describe("never in", () => {
   });
 
   it("the database in plain text: every row of every table, and the key column is sealed", async () => {
-    const tables = await queryRows<{ table_name: string }>(cp.database, "select table_name from information_schema.tables where table_schema = 'public'");
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(["lines", "probe_results", "events", "published_tables", "tokens"]));
+    const tables = await queryRows<{ table_name: string }>(
+      cp.database,
+      "select table_name from information_schema.tables where table_schema = 'public'",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(["lines", "probe_results", "events", "published_tables", "tokens"]),
+    );
     for (const { table_name } of tables) {
       const rows = await queryRows<{ row: string }>(cp.database, `select t::text as row from "${table_name}" t`);
       expect(containsSecret(rows.map((r) => r.row).join("\n")), table_name).toEqual([]);

@@ -37,5 +37,9 @@ export const startKeyEchoUpstream = () =>
   startTinyServer((req, res) => {
     const sent = req.headers.authorization ?? req.headers["x-api-key"] ?? "";
     res.writeHead(401, { "content-type": "application/json" });
-    res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${String(sent).replace(/^Bearer /, "")}`, type: "invalid_request_error" } }));
+    res.end(
+      JSON.stringify({
+        error: { message: `Incorrect API key provided: ${String(sent).replace(/^Bearer /, "")}`, type: "invalid_request_error" },
+      }),
+    );
   });

@@ -35,12 +35,17 @@ describe("upstreamUrlProblem", () => {
     expect(upstreamUrlProblem(url, [])).toMatch(/metadata|link-local/);
   });
 
-  it.each(["ftp://example.com/v1", "file:///etc/passwd", "javascript:alert(1)", "gopher://127.0.0.1:6379/_", "ws://example.com/v1", "not a url", "//example.com/v1"])(
-    "refuses the non-http(s) %s",
-    (url) => {
-      expect(upstreamUrlProblem(url, [])).toBe("must be an http(s) URL");
-    },
-  );
+  it.each([
+    "ftp://example.com/v1",
+    "file:///etc/passwd",
+    "javascript:alert(1)",
+    "gopher://127.0.0.1:6379/_",
+    "ws://example.com/v1",
+    "not a url",
+    "//example.com/v1",
+  ])("refuses the non-http(s) %s", (url) => {
+    expect(upstreamUrlProblem(url, [])).toBe("must be an http(s) URL");
+  });
 
   it("refuses credentials in the URL", () => {
     expect(upstreamUrlProblem("https://user:sk-123@api.example.com/v1", [])).toMatch(/credentials/);
@@ -61,7 +66,9 @@ describe("upstreamUrlProblem", () => {
   });
 
   it("lets LINEWATCH_ALLOW_UPSTREAM_HOSTS allow names, addresses and CIDRs", () => {
-    const allow = loadConfig({ LINEWATCH_ALLOW_UPSTREAM_HOSTS: "metadata.google.internal, 169.254.169.254 ,169.254.10.0/24,fd00:ec2::/64" }).allowUpstreamHosts;
+    const allow = loadConfig({
+      LINEWATCH_ALLOW_UPSTREAM_HOSTS: "metadata.google.internal, 169.254.169.254 ,169.254.10.0/24,fd00:ec2::/64",
+    }).allowUpstreamHosts;
     expect(upstreamUrlProblem("http://metadata.google.internal/x", allow)).toBeNull();
     expect(upstreamUrlProblem("http://169.254.169.254/x", allow)).toBeNull();
     expect(upstreamUrlProblem("http://[::ffff:169.254.169.254]/x", allow)).toBeNull();
@@ -96,7 +103,12 @@ describe("the line API", () => {
   });
 
   it("refuses a metadata or link-local baseUrl on create and on change, naming baseUrl, and stores nothing", async () => {
-    for (const url of ["http://169.254.169.254/latest", "http://[fd00:ec2::254]/", "http://metadata.google.internal/", "http://[::ffff:a9fe:a9fe]/"]) {
+    for (const url of [
+      "http://169.254.169.254/latest",
+      "http://[fd00:ec2::254]/",
+      "http://metadata.google.internal/",
+      "http://[::ffff:a9fe:a9fe]/",
+    ]) {
       const body = await expectEnvelope(await cp.request("/v1/lines", { method: "POST", json: line(url) }), 400, "invalid_request");
       expect(body.error.details).toEqual([expect.objectContaining({ field: "baseUrl" })]);
     }
@@ -104,12 +116,18 @@ describe("the line API", () => {
     const ok = await cp.request("/v1/lines", { method: "POST", json: line("http://127.0.0.1:9/v1") });
     expect(ok.status).toBe(201);
     const { id } = (await ok.json()) as { id: string };
-    await expectEnvelope(await cp.request(`/v1/lines/${id}`, { method: "PATCH", json: { baseUrl: "http://169.254.169.254/" } }), 400, "invalid_request");
+    await expectEnvelope(
+      await cp.request(`/v1/lines/${id}`, { method: "PATCH", json: { baseUrl: "http://169.254.169.254/" } }),
+      400,
+      "invalid_request",
+    );
     expect(((await (await cp.request(`/v1/lines/${id}`)).json()) as { baseUrl: string }).baseUrl).toBe("http://127.0.0.1:9/v1");
   });
 
   it("accepts it when LINEWATCH_ALLOW_UPSTREAM_HOSTS says so", async () => {
-    allowing = await startTestControlPlane({ env: { LINEWATCH_SHIPPED_SAMPLES: "false", LINEWATCH_ALLOW_UPSTREAM_HOSTS: "169.254.169.254" } });
+    allowing = await startTestControlPlane({
+      env: { LINEWATCH_SHIPPED_SAMPLES: "false", LINEWATCH_ALLOW_UPSTREAM_HOSTS: "169.254.169.254" },
+    });
     expect((await allowing.request("/v1/lines", { method: "POST", json: line("http://169.254.169.254/v1") })).status).toBe(201);
     expect((await allowing.request("/v1/lines", { method: "POST", json: line("http://169.254.169.253/v1", "other") })).status).toBe(400);
   });
@@ -136,7 +154,16 @@ describe("redirects", () => {
       res.end();
     });
     cp = await startTestControlPlane({ env: { LINEWATCH_SHIPPED_SAMPLES: "false" } });
-    await cp.request("/v1/samples", { method: "POST", json: { name: "hi", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: { minLength: 1 }, timeoutMs: 3000 } });
+    await cp.request("/v1/samples", {
+      method: "POST",
+      json: {
+        name: "hi",
+        protocol: "openai-chat",
+        request: { messages: [{ role: "user", content: "hi" }] },
+        expect: { minLength: 1 },
+        timeoutMs: 3000,
+      },
+    });
   });
   afterAll(async () => {
     await cp.stop();
@@ -149,7 +176,10 @@ describe("redirects", () => {
       ["to-local", redirecting, 302],
       ["to-metadata", toMetadata, 307],
     ] as const) {
-      const res = await cp.request("/v1/lines", { method: "POST", json: { name, tier: "paid", protocol: "openai-chat", baseUrl: `${upstream.url}/v1`, model: "m" } });
+      const res = await cp.request("/v1/lines", {
+        method: "POST",
+        json: { name, tier: "paid", protocol: "openai-chat", baseUrl: `${upstream.url}/v1`, model: "m" },
+      });
       const { id } = (await res.json()) as { id: string };
       const probe = await cp.request(`/v1/lines/${id}/probe`, { method: "POST" });
       const { results } = (await probe.json()) as { results: { status: number; hardFailure: boolean; passed: boolean; score: number }[] };
@@ -187,7 +217,9 @@ describe("DNS names that resolve to link-local addresses", () => {
   };
   const resolver = (hostname: string, _o: unknown, cb: (e: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
     const found = zone[hostname];
-    setImmediate(() => (found ? cb(null, found) : cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), [])));
+    setImmediate(() =>
+      found ? cb(null, found) : cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" }), []),
+    );
   };
 
   beforeAll(async () => {

@@ -8,7 +8,14 @@ import { type Operation, type Tokens, createTokens, openApiOperations, queryRows
 
 /** Runs per write route; PROPERTY_RUNS=500 for a long soak. Bounded either way. */
 const RUNS = Math.max(1, Math.min(5000, Number(process.env.PROPERTY_RUNS ?? 30)));
-const CODES: Record<number, string> = { 400: "invalid_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 409: "conflict", 413: "payload_too_large" };
+const CODES: Record<number, string> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+};
 
 let cp: TestControlPlane;
 let tokens: Tokens;
@@ -18,7 +25,9 @@ const real = { lineId: "", sampleId: "", tokenId: "" };
 
 /** Every table's row count and a checksum of its rows, in one query (so one consistent snapshot). */
 async function snapshot(): Promise<Record<string, string>> {
-  const parts = tables.map((t) => `(select count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '-') from "${t}" x) as "${t}"`);
+  const parts = tables.map(
+    (t) => `(select count(*)::text || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '-') from "${t}" x) as "${t}"`,
+  );
   const [row] = await queryRows<Record<string, string>>(cp.database, `select ${parts.join(", ")}`);
   return row!;
 }
@@ -51,11 +60,47 @@ const strings = fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.string
 const numbers = fc.oneof(
   fc.integer(),
   fc.double(),
-  fc.constantFrom(0, -0, 1, -1, 0.5, 1e308, -1e308, 5e-324, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), 2 ** 53 + 1, 1e21, 86_400, 86_401, 10_000, 1_000_000_001),
+  fc.constantFrom(
+    0,
+    -0,
+    1,
+    -1,
+    0.5,
+    1e308,
+    -1e308,
+    5e-324,
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31),
+    2 ** 53 + 1,
+    1e21,
+    86_400,
+    86_401,
+    10_000,
+    1_000_000_001,
+  ),
 );
 const keys = fc.oneof(
   fc.constantFrom("__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "valueOf"),
-  fc.constantFrom("name", "tier", "protocol", "baseUrl", "model", "apiKey", "headers", "routes", "route", "weight", "role", "request", "expect", "policy", "freeShareCap", "onAllDown", "adminState"),
+  fc.constantFrom(
+    "name",
+    "tier",
+    "protocol",
+    "baseUrl",
+    "model",
+    "apiKey",
+    "headers",
+    "routes",
+    "route",
+    "weight",
+    "role",
+    "request",
+    "expect",
+    "policy",
+    "freeShareCap",
+    "onAllDown",
+    "adminState",
+  ),
   strings,
 );
 /** JSON with any keys: objects via Object.fromEntries, so "__proto__" is an own key that reaches the wire. */
@@ -76,7 +121,21 @@ const deep = fc.integer({ min: 20, max: 400 }).map((n) => {
   return v;
 });
 const rawText = fc.oneof(
-  fc.constantFrom("", "{", "}", "[", "null", "nul", '{"name":', "{'name':'x'}", '{"probeIntervalSec": 1e400}', '{"weight": 123456789012345678901234567890}', '{"name":"a","name":"b"}', "\u0000", '"\\u0000"'),
+  fc.constantFrom(
+    "",
+    "{",
+    "}",
+    "[",
+    "null",
+    "nul",
+    '{"name":',
+    "{'name':'x'}",
+    '{"probeIntervalSec": 1e400}',
+    '{"weight": 123456789012345678901234567890}',
+    '{"name":"a","name":"b"}',
+    "\u0000",
+    '"\\u0000"',
+  ),
   fc.string({ unit: "binary", maxLength: 60 }),
 );
 
@@ -93,34 +152,66 @@ function validBody(op: Operation): fc.Arbitrary<Record<string, unknown>> {
       baseUrl: fc.constantFrom("http://127.0.0.1:9/v1", "https://api.example.com/v1"),
       model: fc.constant("m"),
       apiKey: fc.constant("sk-property-0000"),
-      routes: fc.constantFrom([{ route: "r1", weight: 1 }], [], [{ route: "r2", weight: 5 }, { route: "r1", weight: 0 }]),
+      routes: fc.constantFrom(
+        [{ route: "r1", weight: 1 }],
+        [],
+        [
+          { route: "r2", weight: 5 },
+          { route: "r1", weight: 0 },
+        ],
+      ),
       probeIntervalSec: fc.integer({ min: 1, max: 86_400 }),
       maxShare: fc.double({ min: 0, max: 1, noNaN: true }),
     });
   }
   if (op.method === "PATCH" && p.startsWith("/v1/lines")) {
-    return fc.record({ probeIntervalSec: fc.integer({ min: 1, max: 86_400 }), adminState: fc.constantFrom("active", "drained", "disabled"), routes: fc.constantFrom([{ route: "r1", weight: 2 }], []) }, { requiredKeys: [] });
+    return fc.record(
+      {
+        probeIntervalSec: fc.integer({ min: 1, max: 86_400 }),
+        adminState: fc.constantFrom("active", "drained", "disabled"),
+        routes: fc.constantFrom([{ route: "r1", weight: 2 }], []),
+      },
+      { requiredKeys: [] },
+    );
   }
   if (op.method === "POST" && p === "/v1/samples") {
-    return fc.record({ name, protocol: fc.constant("openai-chat"), request: fc.constant({ messages: [{ role: "user", content: "hi {{nonce}}" }] }), expect: fc.constant({ minLength: 1 }), weight: fc.integer({ min: 0, max: 100 }) });
+    return fc.record({
+      name,
+      protocol: fc.constant("openai-chat"),
+      request: fc.constant({ messages: [{ role: "user", content: "hi {{nonce}}" }] }),
+      expect: fc.constant({ minLength: 1 }),
+      weight: fc.integer({ min: 0, max: 100 }),
+    });
   }
-  if (op.method === "PATCH" && p.startsWith("/v1/samples")) return fc.record({ weight: fc.integer({ min: 0, max: 100 }), expect: fc.constant({ nonce: true }) }, { requiredKeys: [] });
-  if (op.method === "POST" && p === "/v1/routes") return fc.record({ name, freeShareCap: fc.double({ min: 0, max: 1, noNaN: true }), onAllDown: fc.constantFrom("fail-open", "fail-closed") });
-  if (op.method === "PATCH" && p.startsWith("/v1/routes")) return fc.record({ freeShareCap: fc.double({ min: 0, max: 1, noNaN: true }), policy: fc.constantFrom({ cooldownBaseMs: 60_000 }, null) }, { requiredKeys: [] });
+  if (op.method === "PATCH" && p.startsWith("/v1/samples"))
+    return fc.record({ weight: fc.integer({ min: 0, max: 100 }), expect: fc.constant({ nonce: true }) }, { requiredKeys: [] });
+  if (op.method === "POST" && p === "/v1/routes")
+    return fc.record({
+      name,
+      freeShareCap: fc.double({ min: 0, max: 1, noNaN: true }),
+      onAllDown: fc.constantFrom("fail-open", "fail-closed"),
+    });
+  if (op.method === "PATCH" && p.startsWith("/v1/routes"))
+    return fc.record(
+      { freeShareCap: fc.double({ min: 0, max: 1, noNaN: true }), policy: fc.constantFrom({ cooldownBaseMs: 60_000 }, null) },
+      { requiredKeys: [] },
+    );
   if (op.method === "POST" && p === "/v1/tokens") return fc.record({ name, role: fc.constantFrom("viewer", "router") });
   return fc.constant({});
 }
 
 /** A valid body with some fields replaced by junk, removed, or joined by junk keys. */
 const mutated = (op: Operation) =>
-  fc.tuple(validBody(op), fc.array(fc.tuple(keys, fc.oneof(json, fc.constant(undefined))), { minLength: 1, maxLength: 3 })).map(([body, changes]) => {
-    const out: Record<string, unknown> = { ...body };
-    for (const [k, v] of changes) {
-      if (v === undefined) delete out[k];
-      else Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true, writable: true });
-    }
-    return out;
-  });
+  fc
+    .tuple(validBody(op), fc.array(fc.tuple(keys, fc.oneof(json, fc.constant(undefined))), { minLength: 1, maxLength: 3 }))
+    .map(([body, changes]) => {
+      const out: Record<string, unknown> = { ...body };
+      for (const [k, v] of changes) {
+        if (v === undefined) delete out[k];
+        else Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true, writable: true });
+      }
+      return out;
+    });
 
 type Body = { kind: "json"; value: unknown } | { kind: "raw"; text: string } | { kind: "none" };
 const body = (op: Operation): fc.Arbitrary<Body> =>
@@ -133,22 +224,35 @@ const body = (op: Operation): fc.Arbitrary<Body> =>
   );
 
 /** Percent-encoded, lone surrogates included (as U+FFFD, the only way they can travel in a URL). */
-const encode = (s: string) => encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd"));
+const encode = (s: string) =>
+  encodeURIComponent(s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd"));
 /** Segments sent as they are: broken percent-encoding. */
 const rawSegments = fc.constantFrom("%", "%zz", "%E0%A4%A", "%C0%AE%C0%AE", "%FF", "%2e%2e", "..", ".");
 const RAW = "\u0001raw:";
 
 /** Path parameters: real ids and names (so some writes succeed), ids that name nothing, and junk. */
 function url(op: Operation): fc.Arbitrary<string> {
-  const junk = fc.oneof(strings, fc.uuid(), fc.constant("00000000-0000-0000-0000-000000000000"), rawSegments.map((r) => RAW + r));
+  const junk = fc.oneof(
+    strings,
+    fc.uuid(),
+    fc.constant("00000000-0000-0000-0000-000000000000"),
+    rawSegments.map((r) => RAW + r),
+  );
   const param = (p: string): fc.Arbitrary<string> => {
-    if (p === "id") return op.path.startsWith("/v1/samples") ? fc.oneof(fc.constant(real.sampleId), junk) : fc.oneof(fc.constant(real.lineId), junk);
+    if (p === "id")
+      return op.path.startsWith("/v1/samples") ? fc.oneof(fc.constant(real.sampleId), junk) : fc.oneof(fc.constant(real.lineId), junk);
     if (p === "name") return fc.oneof(fc.constantFrom("r1", "r2"), junk);
     if (p === "idOrName") return fc.oneof(fc.constantFrom("t-viewer", "t-router", real.tokenId), junk);
     return junk;
   };
   const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-  const query = op.method === "DELETE" ? fc.oneof(fc.constant(""), fc.constantFrom("?cascade=true", "?cascade=false", "?cascade=yes", "?cascade=%00", "?cascade=true&cascade=false")) : fc.constant("");
+  const query =
+    op.method === "DELETE"
+      ? fc.oneof(
+          fc.constant(""),
+          fc.constantFrom("?cascade=true", "?cascade=false", "?cascade=yes", "?cascade=%00", "?cascade=true&cascade=false"),
+        )
+      : fc.constant("");
   return fc.tuple(fc.tuple(...names.map(param)), query).map(([values, q]) => {
     let path = op.path;
     names.forEach((n, i) => {
@@ -168,15 +272,32 @@ beforeAll(async () => {
   const line = await cp.request("/v1/lines", {
     method: "POST",
     token,
-    json: { name: "l1", tier: "paid", protocol: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", model: "m", apiKey: "sk-l1-000000", routes: [{ route: "r1", weight: 1 }] },
+    json: {
+      name: "l1",
+      tier: "paid",
+      protocol: "openai-chat",
+      baseUrl: "http://127.0.0.1:9/v1",
+      model: "m",
+      apiKey: "sk-l1-000000",
+      routes: [{ route: "r1", weight: 1 }],
+    },
   });
   real.lineId = ((await line.json()) as { id: string }).id;
-  const sample = await cp.request("/v1/samples", { method: "POST", token, json: { name: "s1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {}, timeoutMs: 500 } });
+  const sample = await cp.request("/v1/samples", {
+    method: "POST",
+    token,
+    json: { name: "s1", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {}, timeoutMs: 500 },
+  });
   real.sampleId = ((await sample.json()) as { id: string }).id;
   const listed = (await (await cp.request("/v1/tokens", { token })).json()) as { tokens: { id: string; name: string }[] };
   real.tokenId = listed.tokens.find((t) => t.name === "t-viewer")!.id;
   writes = (await openApiOperations(cp)).filter((o) => ["POST", "PATCH", "DELETE"].includes(o.method));
-  tables = (await queryRows<{ table_name: string }>(cp.database, "select table_name from information_schema.tables where table_schema = 'public' order by 1")).map((t) => t.table_name);
+  tables = (
+    await queryRows<{ table_name: string }>(
+      cp.database,
+      "select table_name from information_schema.tables where table_schema = 'public' order by 1",
+    )
+  ).map((t) => t.table_name);
 }, 120_000);
 
 afterAll(async () => {
@@ -187,9 +308,24 @@ afterAll(async () => {
 describe("random JSON at every write route", () => {
   it("covers every POST, PATCH and DELETE of the API", () => {
     expect(writes.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
-      expect.arrayContaining(["DELETE /v1/lines/{id}", "DELETE /v1/routes/{name}", "DELETE /v1/samples/{id}", "DELETE /v1/tokens/{idOrName}", "PATCH /v1/lines/{id}", "PATCH /v1/routes/{name}", "PATCH /v1/samples/{id}", "POST /v1/lines", "POST /v1/lines/{id}/probe", "POST /v1/routes", "POST /v1/samples", "POST /v1/tokens"]),
+      expect.arrayContaining([
+        "DELETE /v1/lines/{id}",
+        "DELETE /v1/routes/{name}",
+        "DELETE /v1/samples/{id}",
+        "DELETE /v1/tokens/{idOrName}",
+        "PATCH /v1/lines/{id}",
+        "PATCH /v1/routes/{name}",
+        "PATCH /v1/samples/{id}",
+        "POST /v1/lines",
+        "POST /v1/lines/{id}/probe",
+        "POST /v1/routes",
+        "POST /v1/samples",
+        "POST /v1/tokens",
+      ]),
     );
-    expect(tables).toEqual(expect.arrayContaining(["lines", "route_lines", "samples", "routes", "tokens", "events", "published_tables", "probe_schedule"]));
+    expect(tables).toEqual(
+      expect.arrayContaining(["lines", "route_lines", "samples", "routes", "tokens", "events", "published_tables", "probe_schedule"]),
+    );
   });
 
   it("never answers 5xx, always answers 4xx with the envelope, and a refused request writes nothing", async () => {

@@ -1,19 +1,61 @@
 // Schedule math lives in packages/core/src/schedule; its tests sit with health (the trend alert drives `fast`).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { budgetFloorMs, jitterOffsetMs, probeIntervalMs, probesPerDay, sampleOffsetsMs } from "../../../../packages/core/src/schedule/index";
+import {
+  budgetFloorMs,
+  jitterOffsetMs,
+  probeIntervalMs,
+  probesPerDay,
+  sampleOffsetsMs,
+} from "../../../../packages/core/src/schedule/index";
 
 describe("probeIntervalMs", () => {
   it.each([
-    { name: "no quota: the configured interval", line: { probeIntervalSec: 45, dailyQuota: null, probeBudgetPct: 5 }, n: 4, fast: false, ms: 45_000 },
+    {
+      name: "no quota: the configured interval",
+      line: { probeIntervalSec: 45, dailyQuota: null, probeBudgetPct: 5 },
+      n: 4,
+      fast: false,
+      ms: 45_000,
+    },
     { name: "no quota, fast: half", line: { probeIntervalSec: 45, dailyQuota: null, probeBudgetPct: 5 }, n: 4, fast: true, ms: 22_500 },
     // 5% of 10 000/day = 500 probes; 4 per cycle → 125 cycles/day → 691.2 s.
-    { name: "a small quota stretches it", line: { probeIntervalSec: 45, dailyQuota: 10_000, probeBudgetPct: 5 }, n: 4, fast: false, ms: 691_200 },
-    { name: "fast never goes below the budget floor", line: { probeIntervalSec: 45, dailyQuota: 10_000, probeBudgetPct: 5 }, n: 4, fast: true, ms: 691_200 },
+    {
+      name: "a small quota stretches it",
+      line: { probeIntervalSec: 45, dailyQuota: 10_000, probeBudgetPct: 5 },
+      n: 4,
+      fast: false,
+      ms: 691_200,
+    },
+    {
+      name: "fast never goes below the budget floor",
+      line: { probeIntervalSec: 45, dailyQuota: 10_000, probeBudgetPct: 5 },
+      n: 4,
+      fast: true,
+      ms: 691_200,
+    },
     // 5% of 400 000 = 20 000 probes/day; 4 per cycle → 17.28 s floor.
-    { name: "fast halves within the budget", line: { probeIntervalSec: 45, dailyQuota: 400_000, probeBudgetPct: 5 }, n: 4, fast: true, ms: 22_500 },
-    { name: "fast stops at the floor", line: { probeIntervalSec: 30, dailyQuota: 400_000, probeBudgetPct: 5 }, n: 4, fast: true, ms: 17_280 },
-    { name: "a zero budget never probes", line: { probeIntervalSec: 45, dailyQuota: 1000, probeBudgetPct: 0 }, n: 4, fast: false, ms: Number.POSITIVE_INFINITY },
+    {
+      name: "fast halves within the budget",
+      line: { probeIntervalSec: 45, dailyQuota: 400_000, probeBudgetPct: 5 },
+      n: 4,
+      fast: true,
+      ms: 22_500,
+    },
+    {
+      name: "fast stops at the floor",
+      line: { probeIntervalSec: 30, dailyQuota: 400_000, probeBudgetPct: 5 },
+      n: 4,
+      fast: true,
+      ms: 17_280,
+    },
+    {
+      name: "a zero budget never probes",
+      line: { probeIntervalSec: 45, dailyQuota: 1000, probeBudgetPct: 0 },
+      n: 4,
+      fast: false,
+      ms: Number.POSITIVE_INFINITY,
+    },
   ])("$name", ({ line, n, fast, ms }) => {
     expect(probeIntervalMs(line, n, { fast })).toBe(ms);
   });

@@ -22,7 +22,10 @@ const probeArb = fc.record({
   lineScore: fc.integer({ min: 0, max: 100 }),
 });
 const stepArb = fc.record({
-  dt: fc.oneof({ weight: 10, arbitrary: fc.integer({ min: 0, max: 60_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 15 * MIN }) }),
+  dt: fc.oneof(
+    { weight: 10, arbitrary: fc.integer({ min: 0, max: 60_000 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 15 * MIN }) },
+  ),
   event: fc.oneof(
     { weight: 16, arbitrary: probeArb.map((p) => ({ kind: "probe" as const, ...p })) },
     { weight: 2, arbitrary: fc.constant({ kind: "tick" as const }) },
@@ -196,11 +199,29 @@ describe("the generators reach the interesting states", () => {
       }
     }
     for (const key of [
-      "healthy", "degraded", "cooldown", "probation", "drained", "disabled",
-      "cooldown:5", "cooldown:10", "cooldown:20", "cooldown:40", "cooldown:60", "probation:0", "probation:1",
-      "state_change:consecutive_failures", "state_change:consecutive_passes", "state_change:cooldown_elapsed",
-      "state_change:probation_failure", "state_change:probation_complete", "weight_change:probation_step",
-      "weight_change:hold_expired", "trend_alert", "fast_probe_until", "reprobe",
+      "healthy",
+      "degraded",
+      "cooldown",
+      "probation",
+      "drained",
+      "disabled",
+      "cooldown:5",
+      "cooldown:10",
+      "cooldown:20",
+      "cooldown:40",
+      "cooldown:60",
+      "probation:0",
+      "probation:1",
+      "state_change:consecutive_failures",
+      "state_change:consecutive_passes",
+      "state_change:cooldown_elapsed",
+      "state_change:probation_failure",
+      "state_change:probation_complete",
+      "weight_change:probation_step",
+      "weight_change:hold_expired",
+      "trend_alert",
+      "fast_probe_until",
+      "reprobe",
     ]) {
       expect(seen, key).toContain(key);
     }

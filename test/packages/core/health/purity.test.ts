@@ -4,7 +4,16 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../../packages/core/src/", import.meta.url));
-const FORBIDDEN = [/from\s+["']node:/, /\brequire\(/, /Date\.now\(/, /new Date\(/, /Math\.random\(/, /\bset(Timeout|Interval)\(/, /\bfetch\(/, /process\./];
+const FORBIDDEN = [
+  /from\s+["']node:/,
+  /\brequire\(/,
+  /Date\.now\(/,
+  /new Date\(/,
+  /Math\.random\(/,
+  /\bset(Timeout|Interval)\(/,
+  /\bfetch\(/,
+  /process\./,
+];
 
 describe("core purity", () => {
   for (const dir of ["health", "tables", "schedule"]) {

@@ -163,7 +163,10 @@ describe("transition: a table of (health, event, now) → health", () => {
   it("a probation stage waits for a passing probe before it steps", () => {
     const { health } = inCooldown();
     const end = T0 + 45_000 + 5 * MIN;
-    const r = run(health, [[end, tick], [end + 12 * MIN, tick]]);
+    const r = run(health, [
+      [end, tick],
+      [end + 12 * MIN, tick],
+    ]);
     expect(r.health.phase).toMatchObject({ state: "probation", stage: 0 });
     expect(nextTickAt(r.health, policy)).toBeNull();
     const stepped = transition(r.health, probe(true), policy, end + 13 * MIN).health;
@@ -173,7 +176,10 @@ describe("transition: a table of (health, event, now) → health", () => {
   it("a failure in probation returns to cooldown with the doubled time", () => {
     const { health } = inCooldown();
     const end = T0 + 45_000 + 5 * MIN;
-    const r = run(health, [[end, tick], [end + MIN, probe(false, { id: "pf" })]]);
+    const r = run(health, [
+      [end, tick],
+      [end + MIN, probe(false, { id: "pf" })],
+    ]);
     expect(servicePhase(r.health)).toMatchObject({ state: "cooldown", durationMs: 10 * MIN });
     expect(r.effects.filter((e) => e.kind === "state_change").at(-1)).toMatchObject({
       from: "probation",
@@ -282,8 +288,6 @@ describe("policy", () => {
     if (!r.ok) expect(r.error.join(" ")).toMatch(/failCount.*probationSteps/);
   });
   it("grades the factor in steps of 0.1 between 50 and 80", () => {
-    expect([50, 55, 62, 65, 71, 79.9, 80, 100].map((s) => gradedFactor(s, policy))).toEqual([
-      0.1, 0.1, 0.4, 0.5, 0.7, 0.9, 1, 1,
-    ]);
+    expect([50, 55, 62, 65, 71, 79.9, 80, 100].map((s) => gradedFactor(s, policy))).toEqual([0.1, 0.1, 0.4, 0.5, 0.7, 0.9, 1, 1]);
   });
 });

@@ -1,7 +1,11 @@
 import { BASELINE_WINDOW, baselineWeight, computeBaseline, EMPTY_BASELINE, RECENT_HASHES } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
 
-const entry = (contentLength: number, latencyMs: number, over: Partial<{ passed: boolean; hardFailure: boolean; contentHash: string | null }> = {}) => ({
+const entry = (
+  contentLength: number,
+  latencyMs: number,
+  over: Partial<{ passed: boolean; hardFailure: boolean; contentHash: string | null }> = {},
+) => ({
   contentLength,
   latencyMs,
   passed: true,

@@ -42,10 +42,6 @@ export function warm(length: number, latencyMs: number, n = 20): Baseline {
 
 export const cold: Baseline = EMPTY_BASELINE;
 
-export function score(
-  expect: SampleExpect,
-  observation: ProbeObservation,
-  baseline: Baseline = cold,
-): ScoredProbe {
+export function score(expect: SampleExpect, observation: ProbeObservation, baseline: Baseline = cold): ScoredProbe {
   return scoreProbe({ expect, observation, baseline });
 }

@@ -19,12 +19,29 @@ describe("lineScore", () => {
   it("counts the window's edge, honours a custom window and sample weights", () => {
     expect(lineScore([{ score: 50, startedAt: NOW - 10 * MIN }], NOW)).toBe(50);
     expect(lineScore([{ score: 50, startedAt: NOW - 2 * MIN }], NOW, MIN)).toBeNull();
-    expect(lineScore([{ score: 100, startedAt: NOW, weight: 3 }, { score: 0, startedAt: NOW }], NOW)).toBe(75);
+    expect(
+      lineScore(
+        [
+          { score: 100, startedAt: NOW, weight: 3 },
+          { score: 0, startedAt: NOW },
+        ],
+        NOW,
+      ),
+    ).toBe(75);
   });
 
   it("is null with no probes, and rounds to 0.1", () => {
     expect(lineScore([], NOW)).toBeNull();
-    expect(lineScore([{ score: 100, startedAt: NOW }, { score: 33.3, startedAt: NOW }, { score: 0, startedAt: NOW }], NOW)).toBe(44.4);
+    expect(
+      lineScore(
+        [
+          { score: 100, startedAt: NOW },
+          { score: 33.3, startedAt: NOW },
+          { score: 0, startedAt: NOW },
+        ],
+        NOW,
+      ),
+    ).toBe(44.4);
   });
 });
 

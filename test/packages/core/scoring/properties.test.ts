@@ -31,7 +31,14 @@ const sampleExpect: fc.Arbitrary<SampleExpect> = fc.record(
   {
     minLength: anyNumber,
     maxLength: anyNumber,
-    requiredFields: fc.array(fc.oneof(word, word.map((w) => `content.${w}`), fc.constantFrom("usage.total_tokens", "content.city", "content")), { maxLength: 5 }),
+    requiredFields: fc.array(
+      fc.oneof(
+        word,
+        word.map((w) => `content.${w}`),
+        fc.constantFrom("usage.total_tokens", "content.city", "content"),
+      ),
+      { maxLength: 5 },
+    ),
     contains: fc.array(word, { maxLength: 3 }),
     matches: fc.oneof(word, fc.constantFrom("\\d+", "/^lyon$/i", "(", "[a-")),
     answer: word,
@@ -44,7 +51,7 @@ const sampleExpect: fc.Arbitrary<SampleExpect> = fc.record(
 
 const content = fc.oneof(
   fc.string({ maxLength: 300 }),
-  fc.constantFrom('{"city":"Lyon","landmarks":[]}', "```json\n{\"city\": \"Lyon\"}\n```", "155", "", "lw-abc echoed"),
+  fc.constantFrom('{"city":"Lyon","landmarks":[]}', '```json\n{"city": "Lyon"}\n```', "155", "", "lw-abc echoed"),
 );
 
 const observation: fc.Arbitrary<ProbeObservation> = fc.record({
@@ -193,9 +200,7 @@ describe("scoring properties", () => {
   });
 
   it("a hard failure always scores 0", () => {
-    const hard = observation.filter(
-      (o) => o.errorClass !== null || o.status === null || o.status < 200 || o.status >= 300,
-    );
+    const hard = observation.filter((o) => o.errorClass !== null || o.status === null || o.status < 200 || o.status >= 300);
     fc.assert(
       fc.property(sampleExpect, hard, baseline, (e, o, b) => {
         const r = scoreProbe({ expect: e, observation: o, baseline: b });
@@ -254,9 +259,11 @@ describe("scoring properties", () => {
   });
 
   it("the expected answer itself is always accepted", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), (answer) => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (answer) => {
         expect(judgeAnswer(answer, answer)).toBe("exact");
-      }));
+      }),
+    );
   });
 });
 
@@ -265,9 +272,15 @@ describe("adapter properties", () => {
     const body = fc.oneof(
       fc.string(),
       fc.jsonValue().map((v) => JSON.stringify(v)),
-      fc.array(fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v)), fc.constant("[DONE]"))).map((parts) =>
-        parts.map((p) => `data: ${p}\n\n`).join(""),
-      ),
+      fc
+        .array(
+          fc.oneof(
+            fc.string(),
+            fc.jsonValue().map((v) => JSON.stringify(v)),
+            fc.constant("[DONE]"),
+          ),
+        )
+        .map((parts) => parts.map((p) => `data: ${p}\n\n`).join("")),
     );
     fc.assert(
       fc.property(fc.constantFrom(...PROTOCOLS), fc.integer({ min: 100, max: 599 }), body, (protocol, status, text) => {

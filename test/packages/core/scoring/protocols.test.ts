@@ -150,7 +150,22 @@ describe("openai-chat", () => {
 
   it.each([
     ["null content (all tokens spent elsewhere)", { choices: [{ index: 0, message: { content: null }, finish_reason: "length" }] }, ""],
-    ["content parts", { choices: [{ message: { content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] } }] }, "ab"],
+    [
+      "content parts",
+      {
+        choices: [
+          {
+            message: {
+              content: [
+                { type: "text", text: "a" },
+                { type: "text", text: "b" },
+              ],
+            },
+          },
+        ],
+      },
+      "ab",
+    ],
   ])("reads %s as text", (_name, body, content) => {
     expect(openAiChatAdapter.parseResponse(200, JSON.stringify(body))).toMatchObject({ ok: true, content, tokens: null });
   });
@@ -203,7 +218,12 @@ describe("anthropic-messages", () => {
     ["an error body", 200, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "protocol"],
     ["no content", 200, '{"type":"message"}', "protocol"],
     ["a cut stream", 200, ANTHROPIC_SSE.split("\n").slice(0, 12).join("\n"), "protocol"],
-    ["an error event", 200, 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n', "protocol"],
+    [
+      "an error event",
+      200,
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n',
+      "protocol",
+    ],
     ["a 529", 529, '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "protocol"],
   ] as const)("rejects %s", (_name, status, body, errorClass) => {
     expect(anthropicMessagesAdapter.parseResponse(status, body)).toMatchObject({ ok: false, errorClass });
@@ -223,7 +243,10 @@ describe("generic-http", () => {
     const body = '{"output":{"text":"155"},"meta":{"ms":3}}';
     expect(genericHttpAdapter.parseResponse(200, body)).toMatchObject({ ok: true, content: body });
     expect(genericHttpAdapter.parseResponse(200, body, { contentPath: "output.text" })).toMatchObject({ ok: true, content: "155" });
-    expect(genericHttpAdapter.parseResponse(200, body, { contentPath: "output.missing" })).toMatchObject({ ok: false, errorClass: "protocol" });
+    expect(genericHttpAdapter.parseResponse(200, body, { contentPath: "output.missing" })).toMatchObject({
+      ok: false,
+      errorClass: "protocol",
+    });
     expect(genericHttpAdapter.parseResponse(200, "nope", { contentPath: "a" })).toMatchObject({ ok: false, errorClass: "parse" });
   });
 });

@@ -3,7 +3,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 
 const ROOTS = ["scoring", "protocols"].map((dir) => new URL(`../../../../packages/core/src/${dir}/`, import.meta.url));
-const FORBIDDEN = [/from\s+["']node:/, /\bDate\.now\s*\(/, /\bMath\.random\s*\(/, /\bfetch\s*\(/, /\bset(Timeout|Interval)\s*\(/, /\bprocess\./];
+const FORBIDDEN = [
+  /from\s+["']node:/,
+  /\bDate\.now\s*\(/,
+  /\bMath\.random\s*\(/,
+  /\bfetch\s*\(/,
+  /\bset(Timeout|Interval)\s*\(/,
+  /\bprocess\./,
+];
 
 describe("purity", () => {
   for (const root of ROOTS) {

@@ -58,7 +58,11 @@ describe("length", () => {
   });
 
   it("gives the brief's example its reason", () => {
-    const r = score({ minLength: 100 }, observe(text(180)), computeBaseline(history(20, 610, 2000).map((h) => ({ ...h, contentLength: 610 }))));
+    const r = score(
+      { minLength: 100 },
+      observe(text(180)),
+      computeBaseline(history(20, 610, 2000).map((h) => ({ ...h, contentLength: 610 }))),
+    );
     expect(r.reasons).toContain("content 180 chars, below half of this line's median 610 (truncated?)");
   });
 
@@ -114,9 +118,21 @@ describe("fields", () => {
 
   it.each([
     ["all present", JSON.stringify(lyon), { usage: { total_tokens: 90 } }, 1, []],
-    ["in a ```json fence with prose", `Here you go:\n\`\`\`json\n${JSON.stringify(lyon, null, 2)}\n\`\`\``, { usage: { total_tokens: 90 } }, 1, []],
+    [
+      "in a ```json fence with prose",
+      `Here you go:\n\`\`\`json\n${JSON.stringify(lyon, null, 2)}\n\`\`\``,
+      { usage: { total_tokens: 90 } },
+      1,
+      [],
+    ],
     ["landmarks missing", JSON.stringify(noLandmarks), { usage: { total_tokens: 90 } }, 0.8, ["missing fields: content.landmarks"]],
-    ["landmarks empty", JSON.stringify({ ...lyon, landmarks: [] }), { usage: { total_tokens: 90 } }, 0.8, ["missing fields: content.landmarks"]],
+    [
+      "landmarks empty",
+      JSON.stringify({ ...lyon, landmarks: [] }),
+      { usage: { total_tokens: 90 } },
+      0.8,
+      ["missing fields: content.landmarks"],
+    ],
     ["usage missing from the body", JSON.stringify(lyon), { id: "x" }, 0.8, ["missing fields: usage.total_tokens"]],
     [
       "answer truncated mid-JSON",
@@ -136,7 +152,10 @@ describe("fields", () => {
   });
 
   it("reads array indexes in paths", () => {
-    const r = score({ requiredFields: ["content.landmarks.2", "choices[0].message.content"] }, observe(JSON.stringify(lyon), { json: { choices: [{ message: { content: "x" } }] } }));
+    const r = score(
+      { requiredFields: ["content.landmarks.2", "choices[0].message.content"] },
+      observe(JSON.stringify(lyon), { json: { choices: [{ message: { content: "x" } }] } }),
+    );
     expect(r.components.fields).toBe(1);
   });
 
@@ -145,11 +164,7 @@ describe("fields", () => {
     expect(score(expect_, observe("Status codes like HTTP 200 hide bad content.")).components.fields).toBe(1);
     const r = score(expect_, observe("Status codes hide bad answers."));
     expect(r.components.fields).toBeCloseTo(1 / 3, 3);
-    expect(r.reasons).toEqual([
-      "failed check: fields below 0.5",
-      'does not contain "content"',
-      'does not match "\\\\bHTTP 200\\\\b"',
-    ]);
+    expect(r.reasons).toEqual(["failed check: fields below 0.5", 'does not contain "content"', 'does not match "\\\\bHTTP 200\\\\b"']);
   });
 
   it("accepts /pattern/flags and ignores a broken pattern", () => {
@@ -205,7 +220,10 @@ describe("freshness", () => {
     const wrong = score({ answer: "155" }, observe("145"));
     expect(wrong.components.freshness).toBe(0);
     expect(wrong.reasons).toContain('wrong answer: expected "155", got "145"');
-    expect(score({ answer: "155" }, observe("It is 2 hours 35 minutes, that is 155 minutes, counting from 14:35 to 17:10.")).components.freshness).toBe(0.5);
+    expect(
+      score({ answer: "155" }, observe("It is 2 hours 35 minutes, that is 155 minutes, counting from 14:35 to 17:10.")).components
+        .freshness,
+    ).toBe(0.5);
     expect(score({ answer: "New York" }, observe("new-york!")).components.freshness).toBe(1);
   });
 
@@ -243,7 +261,9 @@ describe("latency", () => {
     expect(at(2500)).toBeLessThan(1);
     expect(at(3500)).toBeLessThan(at(2500));
     expect(at(10_000)).toBe(0);
-    expect(score({}, observe(text(600), { latencyMs: 3000 }), baseline).reasons[0]).toMatch(/^took 3000 ms, much slower than this line's p90 1\d{3} ms$/);
+    expect(score({}, observe(text(600), { latencyMs: 3000 }), baseline).reasons[0]).toMatch(
+      /^took 3000 ms, much slower than this line's p90 1\d{3} ms$/,
+    );
   });
 
   it("finds much faster and much shorter than usual suspicious, not good", () => {
@@ -263,7 +283,11 @@ describe("hard failures", () => {
     ["a connect error", observe(null, { status: null, errorClass: "connect" }), "connect error"],
     ["a 503", observe(null, { status: 503, errorClass: "http_status" }), "HTTP 503"],
     ["a 429 without an error class", observe("rate limited", { status: 429 }), "HTTP 429"],
-    ["a 200 with an unreadable body", observe(null, { errorClass: "parse", errorMessage: "body is not JSON" }), "unparseable response body: body is not JSON"],
+    [
+      "a 200 with an unreadable body",
+      observe(null, { errorClass: "parse", errorMessage: "body is not JSON" }),
+      "unparseable response body: body is not JSON",
+    ],
     ["no status at all", observe("x", { status: null }), "no response"],
   ])("%s scores 0 with every component 0", (_name, observation, reason) => {
     const r = score({ minLength: 10, nonce: true }, observation, warm(600, 1000));
@@ -312,7 +336,11 @@ describe("failed check: a component below CHECK_FLOOR fails the probe whatever t
     ["all at 1", { length: 1, fields: 1, freshness: 1, status: 1, latency: 1 }, []],
     ["all at the floor", { length: 0.5, fields: 0.5, freshness: 0.5, status: 0.5, latency: 0.5 }, []],
     ["one just below", { length: 1, fields: 0.49, freshness: 1, status: 1, latency: 1 }, ["fields"]],
-    ["several, in COMPONENT_NAMES order", { length: 0.1, fields: 1, freshness: 0, status: 1, latency: 0.499 }, ["length", "freshness", "latency"]],
+    [
+      "several, in COMPONENT_NAMES order",
+      { length: 0.1, fields: 1, freshness: 0, status: 1, latency: 0.499 },
+      ["length", "freshness", "latency"],
+    ],
     ["all at 0", { length: 0, fields: 0, freshness: 0, status: 0, latency: 0 }, ["length", "fields", "freshness", "status", "latency"]],
   ])("failedChecks: %s", (_name, components, expected) => {
     expect(failedChecks(components)).toEqual(expected);

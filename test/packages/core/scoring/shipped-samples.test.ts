@@ -24,7 +24,13 @@ interface ShippedSample {
 const sample = (name: string): ShippedSample =>
   parse(readFileSync(new URL(`../../../../probes/openai-chat/${name}.yaml`, import.meta.url), "utf8")) as ShippedSample;
 
-const LANDMARKS = ["Basilica of Notre-Dame de Fourvière", "Vieux Lyon", "Parc de la Tête d'Or", "Place Bellecour", "Traboules of the Croix-Rousse"];
+const LANDMARKS = [
+  "Basilica of Notre-Dame de Fourvière",
+  "Vieux Lyon",
+  "Parc de la Tête d'Or",
+  "Place Bellecour",
+  "Traboules of the Croix-Rousse",
+];
 const PARAGRAPHS = [
   "A status code only tells you that the upstream answered, not that the answer is any good. Free or cheap model endpoints often fail quietly: they return HTTP 200 with a truncated reply, a JSON object that misses fields, or a cached answer to an older question. Some providers even swap in a smaller model behind the same name. A load balancer that checks content can send a known prompt and compare the reply with what a good answer must contain, then move traffic away from a degraded line before users notice.",
   "Checking only the status would keep sending traffic to a line that looks healthy while it quietly serves bad output. Language-model APIs can answer 200 and still cut the text short, drop required JSON fields, replay a stale cached reply, or route to a weaker model under the same name. By probing with known prompts and scoring length, structure, freshness and correctness, the balancer sees these failures, shifts weight to lines that answer well, and gives operators evidence of why a line was taken out of rotation.",
@@ -35,7 +41,12 @@ const PARAGRAPHS = [
 function goodAnswer(name: string, i: number, nonce: string): string {
   switch (name) {
     case "json-fields": {
-      const city = { city: "Lyon", country: "France", population: 522250 + i, landmarks: [0, 1, 2].map((k) => LANDMARKS[(i + k) % LANDMARKS.length]) };
+      const city = {
+        city: "Lyon",
+        country: "France",
+        population: 522250 + i,
+        landmarks: [0, 1, 2].map((k) => LANDMARKS[(i + k) % LANDMARKS.length]),
+      };
       return i % 2 === 0 ? JSON.stringify(city) : `\`\`\`json\n${JSON.stringify(city)}\n\`\`\``;
     }
     case "long-explainer":
@@ -66,7 +77,15 @@ const NOW = Date.UTC(2026, 10, 29, 21, 0, 0);
 function observeAnswer(content: string, nonce: string, latencyMs: number): ProbeObservation {
   const parsed = getAdapter("openai-chat").parseResponse(200, completion(content));
   if (!parsed.ok) throw new Error(parsed.message);
-  return { status: 200, errorClass: null, latencyMs, content: parsed.content, json: parsed.json, contentHash: `sha:${parsed.content}`, nonce };
+  return {
+    status: 200,
+    errorClass: null,
+    latencyMs,
+    content: parsed.content,
+    json: parsed.json,
+    contentHash: `sha:${parsed.content}`,
+    nonce,
+  };
 }
 
 /** A healthy line's first `n` probes of a sample, each scored against the ones before it. */

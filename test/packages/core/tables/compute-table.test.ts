@@ -12,10 +12,20 @@ import {
 
 const route: TableRoute = { name: "chat-default", freeShareCap: 0.2, onAllDown: "fail-open" };
 const paid = (lineId: string, over: Partial<TableMember> = {}): TableMember => ({
-  lineId, tier: "paid", baseWeight: 100, factor: 1, maxShare: null, ...over,
+  lineId,
+  tier: "paid",
+  baseWeight: 100,
+  factor: 1,
+  maxShare: null,
+  ...over,
 });
 const free = (lineId: string, over: Partial<TableMember> = {}): TableMember => ({
-  lineId, tier: "free", baseWeight: 100, factor: 1, maxShare: null, ...over,
+  lineId,
+  tier: "free",
+  baseWeight: 100,
+  factor: 1,
+  maxShare: null,
+  ...over,
 });
 const weights = (members: TableMember[], r: TableRoute = route) => {
   const t = computeTable({ route: r, members });
@@ -27,17 +37,76 @@ describe("computeTable", () => {
     { name: "by base weight", members: [paid("a", { baseWeight: 300 }), paid("b")], mode: "normal", w: { a: 7500, b: 2500 } },
     { name: "scaled by factor", members: [paid("a"), paid("b", { factor: 0.5 })], mode: "normal", w: { a: 6667, b: 3333 } },
     { name: "free lines capped at 20%, the cut goes to paid", members: [paid("a"), free("f")], mode: "normal", w: { a: 8000, f: 2000 } },
-    { name: "free cap shared in proportion", members: [paid("a"), free("f", { baseWeight: 300 }), free("g")], mode: "normal", w: { a: 8000, f: 1500, g: 500 } },
-    { name: "free below the cap keeps its share", members: [paid("a", { baseWeight: 900 }), free("f")], mode: "normal", w: { a: 9000, f: 1000 } },
-    { name: "maxShare cuts go to the others in proportion", members: [paid("a", { maxShare: 0.5, baseWeight: 800 }), paid("b", { baseWeight: 100 }), paid("c", { baseWeight: 100 })], mode: "normal", w: { a: 5000, b: 2500, c: 2500 } },
-    { name: "water-filling iterates", members: [paid("a", { maxShare: 0.4, baseWeight: 600 }), paid("b", { maxShare: 0.35, baseWeight: 300 }), paid("c", { baseWeight: 100 })], mode: "normal", w: { a: 4000, b: 3500, c: 2500 } },
-    { name: "zero-factor lines are left out", members: [paid("a"), paid("b", { factor: 0 }), free("f", { factor: 0 })], mode: "normal", w: { a: 10000 } },
-    { name: "no paid line usable: degraded, free cap lifted", members: [paid("a", { factor: 0 }), free("f"), free("g")], mode: "degraded", w: { f: 5000, g: 5000 } },
-    { name: "all-free route runs degraded", members: [free("f", { baseWeight: 300 }), free("g")], mode: "degraded", w: { f: 7500, g: 2500 } },
-    { name: "no line usable: panic by base weight, free cap kept", members: [paid("a", { factor: 0, baseWeight: 300 }), paid("b", { factor: 0 }), free("f", { factor: 0, baseWeight: 600 })], mode: "panic", w: { a: 6000, b: 2000, f: 2000 } },
-    { name: "panic leaves out drained and disabled lines", members: [paid("a", { factor: 0 }), paid("b", { factor: 0, adminState: "drained" })], mode: "panic", w: { a: 10000 } },
-    { name: "maxShare that cannot hold is broken evenly", members: [paid("a", { maxShare: 0.3 }), paid("b", { maxShare: 0.2 })], mode: "normal", w: { a: 6000, b: 4000 } },
-    { name: "paid maxShare under the free cap: paid breaks maxShare, not the free cap", members: [paid("a", { maxShare: 0.5 }), free("f")], mode: "normal", w: { a: 8000, f: 2000 } },
+    {
+      name: "free cap shared in proportion",
+      members: [paid("a"), free("f", { baseWeight: 300 }), free("g")],
+      mode: "normal",
+      w: { a: 8000, f: 1500, g: 500 },
+    },
+    {
+      name: "free below the cap keeps its share",
+      members: [paid("a", { baseWeight: 900 }), free("f")],
+      mode: "normal",
+      w: { a: 9000, f: 1000 },
+    },
+    {
+      name: "maxShare cuts go to the others in proportion",
+      members: [paid("a", { maxShare: 0.5, baseWeight: 800 }), paid("b", { baseWeight: 100 }), paid("c", { baseWeight: 100 })],
+      mode: "normal",
+      w: { a: 5000, b: 2500, c: 2500 },
+    },
+    {
+      name: "water-filling iterates",
+      members: [
+        paid("a", { maxShare: 0.4, baseWeight: 600 }),
+        paid("b", { maxShare: 0.35, baseWeight: 300 }),
+        paid("c", { baseWeight: 100 }),
+      ],
+      mode: "normal",
+      w: { a: 4000, b: 3500, c: 2500 },
+    },
+    {
+      name: "zero-factor lines are left out",
+      members: [paid("a"), paid("b", { factor: 0 }), free("f", { factor: 0 })],
+      mode: "normal",
+      w: { a: 10000 },
+    },
+    {
+      name: "no paid line usable: degraded, free cap lifted",
+      members: [paid("a", { factor: 0 }), free("f"), free("g")],
+      mode: "degraded",
+      w: { f: 5000, g: 5000 },
+    },
+    {
+      name: "all-free route runs degraded",
+      members: [free("f", { baseWeight: 300 }), free("g")],
+      mode: "degraded",
+      w: { f: 7500, g: 2500 },
+    },
+    {
+      name: "no line usable: panic by base weight, free cap kept",
+      members: [paid("a", { factor: 0, baseWeight: 300 }), paid("b", { factor: 0 }), free("f", { factor: 0, baseWeight: 600 })],
+      mode: "panic",
+      w: { a: 6000, b: 2000, f: 2000 },
+    },
+    {
+      name: "panic leaves out drained and disabled lines",
+      members: [paid("a", { factor: 0 }), paid("b", { factor: 0, adminState: "drained" })],
+      mode: "panic",
+      w: { a: 10000 },
+    },
+    {
+      name: "maxShare that cannot hold is broken evenly",
+      members: [paid("a", { maxShare: 0.3 }), paid("b", { maxShare: 0.2 })],
+      mode: "normal",
+      w: { a: 6000, b: 4000 },
+    },
+    {
+      name: "paid maxShare under the free cap: paid breaks maxShare, not the free cap",
+      members: [paid("a", { maxShare: 0.5 }), free("f")],
+      mode: "normal",
+      w: { a: 8000, f: 2000 },
+    },
   ])("$name", ({ members, mode, w }) => {
     expect(weights(members)).toEqual({ mode, w });
   });
@@ -84,7 +153,15 @@ describe("publishTable", () => {
     const p1 = publishTable(null, t1, 1000, { reason: "line_set", probeIds: [] });
     expect(p1.table).toMatchObject({ version: 1, generatedAt: 1000 });
     expect(p1.effects).toEqual([
-      { kind: "table_published", route: "chat-default", version: 1, previousVersion: null, mode: "normal", reason: "line_set", probeIds: [] },
+      {
+        kind: "table_published",
+        route: "chat-default",
+        version: 1,
+        previousVersion: null,
+        mode: "normal",
+        reason: "line_set",
+        probeIds: [],
+      },
     ]);
     const same = publishTable(p1.table, computeTable({ route, members: [paid("b"), paid("a")] }), 2000);
     expect(same).toEqual({ table: p1.table, changed: false, effects: [] });

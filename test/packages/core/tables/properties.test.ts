@@ -86,7 +86,12 @@ describe("table properties", () => {
         const e = expected(route, members);
         const paidRoom = e.pool.filter((m) => m.tier === "paid" || e.freeCap === null).reduce((a, m) => a + capUnits(m), 0);
         const freeRoom =
-          e.freeCap === null ? 0 : Math.min(e.freeCap, e.pool.filter((m) => m.tier === "free").reduce((a, m) => a + capUnits(m), 0));
+          e.freeCap === null
+            ? 0
+            : Math.min(
+                e.freeCap,
+                e.pool.filter((m) => m.tier === "free").reduce((a, m) => a + capUnits(m), 0),
+              );
         if (e.pool.length === 0 || paidRoom + freeRoom < TOTAL_WEIGHT) return;
         const byId = new Map<string, TableMember>(members.map((m) => [m.lineId, m]));
         for (const l of t.lines) expect(l.weight).toBeLessThanOrEqual(capUnits(byId.get(l.lineId)!));

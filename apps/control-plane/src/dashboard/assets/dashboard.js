@@ -160,7 +160,10 @@
           points: { show: true, size: 6, fill: PALETTE[i % PALETTE.length], filter: isolated },
         })),
       ],
-      axes: [{ stroke: "#667085", grid: { stroke: "#eef0f4" } }, { stroke: "#667085", size: 36, grid: { stroke: "#eef0f4" } }],
+      axes: [
+        { stroke: "#667085", grid: { stroke: "#eef0f4" } },
+        { stroke: "#667085", size: 36, grid: { stroke: "#eef0f4" } },
+      ],
       hooks: { drawClear: [passLine] },
     };
     state.trend = { plot: new window.uPlot(opts, aligned, el), key };
@@ -268,7 +271,8 @@
     ctx.fillStyle = "#667085";
     ctx.font = "11px system-ui, sans-serif";
     ctx.textBaseline = "top";
-    for (let c = 0; c <= cols; c += 6) ctx.fillText(hhmm(data.start + c * data.heatMs), Math.min(w - 30, LABEL_W + c * cw), lines.length * rh + 4);
+    for (let c = 0; c <= cols; c += 6)
+      ctx.fillText(hhmm(data.start + c * data.heatMs), Math.min(w - 30, LABEL_W + c * cw), lines.length * rh + 4);
     canvas.onmousemove = (ev) => {
       const rect = canvas.getBoundingClientRect();
       const r = Math.floor((ev.clientY - rect.top) / rh);
@@ -276,7 +280,16 @@
       const l = lines[r];
       if (!l || c < 0 || c >= cols) return hideTip();
       const v = l.fields[c];
-      showTip(ev, l.name + " · " + hhmm(data.start + c * data.heatMs) + "–" + hhmm(data.start + (c + 1) * data.heatMs) + " · " + (v === null ? "no probe" : v + "% of fields"));
+      showTip(
+        ev,
+        l.name +
+          " · " +
+          hhmm(data.start + c * data.heatMs) +
+          "–" +
+          hhmm(data.start + (c + 1) * data.heatMs) +
+          " · " +
+          (v === null ? "no probe" : v + "% of fields"),
+      );
     };
     canvas.onmouseleave = hideTip;
   }
@@ -407,7 +420,10 @@
           points: { show: true, size: 5, fill: PALETTE[i % PALETTE.length] },
         })),
       ],
-      axes: [{ stroke: "#667085", grid: { stroke: "#eef0f4" } }, { stroke: "#667085", size: 36, grid: { stroke: "#eef0f4" } }],
+      axes: [
+        { stroke: "#667085", grid: { stroke: "#eef0f4" } },
+        { stroke: "#667085", size: 36, grid: { stroke: "#eef0f4" } },
+      ],
       hooks: { drawClear: [passLine] },
     };
     state.lineChart = { plot: new window.uPlot(opts, aligned, el), key };
@@ -428,7 +444,8 @@
     }
     const count = document.getElementById("filter-count");
     if (count) count.textContent = words.length ? shown + " of " + rows.length : "";
-    for (const chip of document.querySelectorAll(".summary .chip[data-state]")) chip.classList.toggle("on", words.length === 1 && words[0] === chip.dataset.state);
+    for (const chip of document.querySelectorAll(".summary .chip[data-state]"))
+      chip.classList.toggle("on", words.length === 1 && words[0] === chip.dataset.state);
   }
   function applyKinds() {
     const off = new Set([...document.querySelectorAll(".kinds input[data-kind]")].filter((b) => !b.checked).map((b) => b.dataset.kind));

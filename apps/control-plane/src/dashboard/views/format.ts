@@ -35,4 +35,8 @@ export const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 19
 export const scoreClass = (score: number | null) => (score === null ? "s-none" : score >= 80 ? "s-good" : score >= 60 ? "s-warn" : "s-bad");
 
 /** JSON safe inside a <script> element (no `</script>`, no HTML comment openers). */
-export const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+export const scriptJson = (value: unknown) =>
+  JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");

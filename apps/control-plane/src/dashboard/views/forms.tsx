@@ -14,7 +14,13 @@ const Err: FC<{ errors: FormErrors; name: string }> = ({ errors, name }) =>
     </span>
   ) : null;
 
-const Field: FC<{ label: string; name: string; errors: FormErrors; hint?: string; children?: Child }> = ({ label, name, errors, hint, children }) => (
+const Field: FC<{ label: string; name: string; errors: FormErrors; hint?: string; children?: Child }> = ({
+  label,
+  name,
+  errors,
+  hint,
+  children,
+}) => (
   <label class={errors[name] ? "field has-error" : "field"}>
     <span class="label">{label}</span>
     {children}
@@ -23,8 +29,22 @@ const Field: FC<{ label: string; name: string; errors: FormErrors; hint?: string
   </label>
 );
 
-const Input: FC<{ name: string; state: FormState; type?: string; placeholder?: string; required?: boolean; step?: string; autocomplete?: string }> = ({ name, state, ...rest }) => (
-  <input name={name} id={`f-${name}`} value={rest.type === "password" ? "" : (state.values[name] ?? "")} aria-invalid={state.errors[name] ? "true" : undefined} {...rest} />
+const Input: FC<{
+  name: string;
+  state: FormState;
+  type?: string;
+  placeholder?: string;
+  required?: boolean;
+  step?: string;
+  autocomplete?: string;
+}> = ({ name, state, ...rest }) => (
+  <input
+    name={name}
+    id={`f-${name}`}
+    value={rest.type === "password" ? "" : (state.values[name] ?? "")}
+    aria-invalid={state.errors[name] ? "true" : undefined}
+    {...rest}
+  />
 );
 
 const Select: FC<{ name: string; state: FormState; options: readonly string[]; blank?: string }> = ({ name, state, options, blank }) => (
@@ -79,7 +99,12 @@ export const LineForm: FC<{ state: FormState; routes: string[]; open: boolean }>
         {Array.from({ length: ROUTE_ROWS }, (_, i) => (
           <div class="route-row">
             <Field label={i === 0 ? "route" : ""} name={`route.${i}`} errors={state.errors}>
-              <Select name={`route.${i}`} state={state} options={routes} blank={routes.length ? "—" : "no route yet: create one with POST /v1/routes"} />
+              <Select
+                name={`route.${i}`}
+                state={state}
+                options={routes}
+                blank={routes.length ? "—" : "no route yet: create one with POST /v1/routes"}
+              />
             </Field>
             <Field label={i === 0 ? "base weight" : ""} name={`weight.${i}`} errors={state.errors}>
               <Input name={`weight.${i}`} state={state} type="number" placeholder="100" />
@@ -87,7 +112,10 @@ export const LineForm: FC<{ state: FormState; routes: string[]; open: boolean }>
           </div>
         ))}
       </fieldset>
-      <details class="advanced" open={["probeIntervalSec", "timeoutMs", "dailyQuota", "probeBudgetPct", "maxShare", "adminState"].some((k) => state.errors[k])}>
+      <details
+        class="advanced"
+        open={["probeIntervalSec", "timeoutMs", "dailyQuota", "probeBudgetPct", "maxShare", "adminState"].some((k) => state.errors[k])}
+      >
         <summary>probing and limits</summary>
         <div class="grid3">
           <Field label="probe interval (s)" name="probeIntervalSec" errors={state.errors} hint="default 45">
@@ -111,7 +139,9 @@ export const LineForm: FC<{ state: FormState; routes: string[]; open: boolean }>
         </div>
       </details>
       <div class="actions">
-        <button type="submit" class="primary">Register line</button>
+        <button type="submit" class="primary">
+          Register line
+        </button>
       </div>
     </form>
   </details>
@@ -154,7 +184,12 @@ export const SampleForm: FC<{ state: FormState; open: boolean }> = ({ state, ope
           <Field label="max latency (ms)" name="expect.maxLatencyMs" errors={state.errors}>
             <Input name="expect.maxLatencyMs" state={state} type="number" />
           </Field>
-          <Field label="required fields" name="expect.requiredFields" errors={state.errors} hint="comma-separated; content.x = inside the answer's JSON">
+          <Field
+            label="required fields"
+            name="expect.requiredFields"
+            errors={state.errors}
+            hint="comma-separated; content.x = inside the answer's JSON"
+          >
             <Input name="expect.requiredFields" state={state} placeholder="content.city, usage.total_tokens" />
           </Field>
           <Field label="contains" name="expect.contains" errors={state.errors} hint="comma-separated strings">
@@ -179,7 +214,9 @@ export const SampleForm: FC<{ state: FormState; open: boolean }> = ({ state, ope
         <Input name="timeoutMs" state={state} type="number" />
       </Field>
       <div class="actions">
-        <button type="submit" class="primary">Add sample</button>
+        <button type="submit" class="primary">
+          Add sample
+        </button>
       </div>
     </form>
   </details>

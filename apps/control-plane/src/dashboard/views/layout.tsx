@@ -20,7 +20,10 @@ const RoleBadge: FC<{ viewer: Viewer | null; path: string }> = ({ viewer, path }
   if (!viewer) return null;
   if (viewer.role === "open") {
     return (
-      <span class="who open" title="No API token exists yet, so anyone who reaches this port may change things. Create an admin token (POST /v1/tokens) to close it.">
+      <span
+        class="who open"
+        title="No API token exists yet, so anyone who reaches this port may change things. Create an admin token (POST /v1/tokens) to close it."
+      >
         open mode · no tokens
       </span>
     );
@@ -30,7 +33,9 @@ const RoleBadge: FC<{ viewer: Viewer | null; path: string }> = ({ viewer, path }
       {viewer.role} · {viewer.tokenName}
       <form method="post" action="/logout" class="inline">
         <input type="hidden" name="next" value={path} />
-        <button type="submit" class="link">sign out</button>
+        <button type="submit" class="link">
+          sign out
+        </button>
       </form>
     </span>
   );
@@ -49,7 +54,10 @@ export const Layout: FC<PageShell & { children?: Child; header?: Child }> = (p) 
     <body data-now={String(p.now)} data-refresh-ms={p.refreshMs ? String(p.refreshMs) : undefined} data-fingerprint={p.fingerprint}>
       <header class="top">
         <a class="brand" href="/">
-          <span class="logo" aria-hidden="true">◉</span> linewatch
+          <span class="logo" aria-hidden="true">
+            ◉
+          </span>{" "}
+          linewatch
         </a>
         <nav>
           <a href="/">overview</a>

@@ -187,7 +187,9 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
                       {r.trigger !== "schedule" ? <small class="muted"> {r.trigger}</small> : null}
                     </td>
                     <td>{r.sampleName}</td>
-                    <td>{r.errorClass ? <span class="s-bad">{`${r.errorClass}${r.status ? ` ${r.status}` : ""}`}</span> : (r.status ?? "–")}</td>
+                    <td>
+                      {r.errorClass ? <span class="s-bad">{`${r.errorClass}${r.status ? ` ${r.status}` : ""}`}</span> : (r.status ?? "–")}
+                    </td>
                     <td class="num">{r.latencyMs}</td>
                     <td class="num">
                       <span class={`score ${r.passed ? "s-good" : "s-bad"}`} title={r.passed ? "passed" : "failed"}>

@@ -5,11 +5,14 @@ export const LoginBody: FC<{ next: string; error?: string; open: boolean }> = ({
     <h1>Sign in</h1>
     {open ? (
       <p>
-        No token exists yet, so the dashboard is open: <a href="/">go to the overview</a>. Create an admin token with <code>POST /v1/tokens</code> to close it.
+        No token exists yet, so the dashboard is open: <a href="/">go to the overview</a>. Create an admin token with{" "}
+        <code>POST /v1/tokens</code> to close it.
       </p>
     ) : (
       <form method="post" action="/login">
-        <p class="muted">Paste an admin or viewer token. It is kept in an HttpOnly cookie of this site; the API itself still takes only bearer tokens.</p>
+        <p class="muted">
+          Paste an admin or viewer token. It is kept in an HttpOnly cookie of this site; the API itself still takes only bearer tokens.
+        </p>
         {error ? (
           <div class="form-error" role="alert">
             {error}

@@ -46,7 +46,11 @@ export const Summary: FC<{ o: Overview }> = ({ o }) => (
 
 const LastProbe: FC<{ l: LineView; now: number }> = ({ l, now }) => {
   if (!l.last) return <span class="muted">never</span>;
-  const why = l.last.errorClass ? `${l.last.errorClass}${l.last.status ? ` ${l.last.status}` : ""}` : l.last.passed ? "" : `score ${l.last.score.toFixed(0)}`;
+  const why = l.last.errorClass
+    ? `${l.last.errorClass}${l.last.status ? ` ${l.last.status}` : ""}`
+    : l.last.passed
+      ? ""
+      : `score ${l.last.score.toFixed(0)}`;
   return (
     <span title={`${l.last.sample}: score ${l.last.score.toFixed(1)}${l.last.passed ? " (passed)" : " (failed)"}`}>
       <span class={l.last.passed ? "dot ok" : "dot bad"} /> <Ago at={l.last.at} now={now} bare /> ago
@@ -94,7 +98,9 @@ const Actions: FC<{ l: LineView }> = ({ l }) =>
 export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite }) => (
   <div id="lines-body" class="scroll tall" data-swap="">
     {o.lines.length === 0 ? (
-      <p class="empty">No line yet. Register one below, or start the demo with <code>npm start</code>.</p>
+      <p class="empty">
+        No line yet. Register one below, or start the demo with <code>npm start</code>.
+      </p>
     ) : (
       <table class="lines">
         <thead>
@@ -103,7 +109,9 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
             <th>line</th>
             <th>tier</th>
             <th>state</th>
-            <th class="num" title="mean probe score of the last 10 minutes">score</th>
+            <th class="num" title="mean probe score of the last 10 minutes">
+              score
+            </th>
             <th title={`mean score per ${Math.round(o.bucketMs / 60_000)} min, last ${o.hours} h`}>trend</th>
             <th title="share of each route's table; hover for base weight × health factor">weight per route</th>
             <th>last probe</th>
@@ -219,7 +227,12 @@ export const RouteTables: FC<{ o: Overview }> = ({ o }) => (
   </div>
 );
 
-const KIND_LABEL: Record<string, string> = { state_change: "state", weight_change: "weight", trend_alert: "alert", table_published: "table" };
+const KIND_LABEL: Record<string, string> = {
+  state_change: "state",
+  weight_change: "weight",
+  trend_alert: "alert",
+  table_published: "table",
+};
 
 const EventItem: FC<{ e: EventView; now: number }> = ({ e, now }) => (
   <li class={`ev ev-${e.kind}`} data-kind={e.kind}>
@@ -265,7 +278,9 @@ export function chartData(o: Overview) {
   };
 }
 
-export const ChartData: FC<{ o: Overview }> = ({ o }) => <script type="application/json" id="chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(chartData(o)) }} />;
+export const ChartData: FC<{ o: Overview }> = ({ o }) => (
+  <script type="application/json" id="chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(chartData(o)) }} />
+);
 
 const WindowPicker: FC<{ hours: number }> = ({ hours }) => (
   <span class="window" role="group" aria-label="time window">
@@ -277,7 +292,13 @@ const WindowPicker: FC<{ hours: number }> = ({ hours }) => (
   </span>
 );
 
-export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" }> = ({ o, canWrite, lineForm, sampleForm, open }) => (
+export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" }> = ({
+  o,
+  canWrite,
+  lineForm,
+  sampleForm,
+  open,
+}) => (
   <>
     <section class="panel" id="p-lines">
       <div class="panel-head">

@@ -25,7 +25,10 @@ const EventQuery = z.object({
 });
 
 const EventPageSchema = z
-  .object({ events: z.array(EventSchema), nextBefore: z.number().int().nullable().openapi({ description: "Pass as ?before= for the next (older) page" }) })
+  .object({
+    events: z.array(EventSchema),
+    nextBefore: z.number().int().nullable().openapi({ description: "Pass as ?before= for the next (older) page" }),
+  })
   .openapi("EventPage");
 
 export function eventRoutes(deps: AppDeps) {
@@ -58,7 +61,15 @@ export function eventRoutes(deps: AppDeps) {
       const page = rows.slice(0, q.limit);
       return c.json(
         {
-          events: page.map((e) => ({ id: e.id, at: e.at.toISOString(), kind: e.kind, lineId: e.lineId, route: e.routeName, reason: e.reason, data: e.data })),
+          events: page.map((e) => ({
+            id: e.id,
+            at: e.at.toISOString(),
+            kind: e.kind,
+            lineId: e.lineId,
+            route: e.routeName,
+            reason: e.reason,
+            data: e.data,
+          })),
           nextBefore: rows.length > q.limit ? (page.at(-1)?.id ?? null) : null,
         },
         200,

@@ -2,7 +2,9 @@ import { z } from "@hono/zod-openapi";
 
 const Components = z
   .object({ length: z.number(), fields: z.number(), freshness: z.number(), status: z.number(), latency: z.number() })
-  .openapi("ScoreComponents", { description: "Each 0–1 (SPEC §4): content 65 (length 25, fields 20, freshness 20), status 20, latency 15" });
+  .openapi("ScoreComponents", {
+    description: "Each 0–1 (SPEC §4): content 65 (length 25, fields 20, freshness 20), status 20, latency 15",
+  });
 
 export const ProbeResultSchema = z
   .object({
@@ -45,7 +47,9 @@ export const LineHealthSchema = z
     fastProbeUntil: z.string().nullable().openapi({ description: "After a trend alert the interval is halved until this" }),
     consecutiveFailures: z.number().int(),
     consecutivePasses: z.number().int(),
-    routes: z.array(z.object({ route: z.string(), baseWeight: z.number(), weight: z.number().int(), tableVersion: z.number().int().nullable() })),
+    routes: z.array(
+      z.object({ route: z.string(), baseWeight: z.number(), weight: z.number().int(), tableVersion: z.number().int().nullable() }),
+    ),
     probing: z.object({
       samples: z.array(z.string()),
       intervalSec: z.number(),

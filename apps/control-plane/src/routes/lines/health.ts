@@ -111,7 +111,12 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
           consecutivePasses: view.consecutivePasses,
           routes: line.routes.map((m) => {
             const table = engine.publisher.view(m.route);
-            return { route: m.route, baseWeight: m.weight, weight: table?.lines.find((l) => l.id === line.id)?.weight ?? 0, tableVersion: table?.version ?? null };
+            return {
+              route: m.route,
+              baseWeight: m.weight,
+              weight: table?.lines.find((l) => l.id === line.id)?.weight ?? 0,
+              tableVersion: table?.version ?? null,
+            };
           }),
           probing: {
             samples: samples.map((s) => s.name),

@@ -1,15 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdminState } from "@linewatch/core";
-import {
-  type LineWrite,
-  deleteLine,
-  getLine,
-  getRouteRow,
-  insertLine,
-  isUniqueViolation,
-  listLines,
-  updateLine,
-} from "@linewatch/db";
+import { type LineWrite, deleteLine, getLine, getRouteRow, insertLine, isUniqueViolation, listLines, updateLine } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { upstreamUrlProblem } from "../../url-guard";
@@ -41,7 +32,8 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
     }
   }
 
-  const duplicateName = (name: string | undefined) => new ConflictError(`a line named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
+  const duplicateName = (name: string | undefined) =>
+    new ConflictError(`a line named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
 
   app.openapi(
     createRoute({
@@ -81,7 +73,13 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List lines", responses: { 200: json(LineListSchema, "All lines"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List lines",
+      responses: { 200: json(LineListSchema, "All lines"), ...errorResponses },
+    }),
     async (c) => c.json({ lines: await listLines(db) }, 200),
   );
 
@@ -151,4 +149,3 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
 
   return app;
 }
-

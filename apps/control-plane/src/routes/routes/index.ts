@@ -1,5 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
-import { type RouteRow, deleteRoute, getRouteRow, insertRoute, isUniqueViolation, listRouteRows, routeMembers, routeReferences, updateRoute } from "@linewatch/db";
+import {
+  type RouteRow,
+  deleteRoute,
+  getRouteRow,
+  insertRoute,
+  isUniqueViolation,
+  listRouteRows,
+  routeMembers,
+  routeReferences,
+  updateRoute,
+} from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { type AdminState, DEFAULT_HEALTH_POLICY, type Tier, resolveHealthPolicy, routeWarnings } from "@linewatch/core";
@@ -22,7 +32,10 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
     const known = new Set(Object.keys(DEFAULT_HEALTH_POLICY).filter((k) => k !== "freeShareCap" && k !== "probationSteps"));
     const unknown = Object.keys(policy).filter((k) => !known.has(k));
     if (unknown.length > 0) {
-      throw new ValidationError(`policy.${unknown[0]}: unknown threshold (known: ${[...known].join(", ")})`, unknown.map((k) => ({ field: `policy.${k}`, message: "unknown threshold" })));
+      throw new ValidationError(
+        `policy.${unknown[0]}: unknown threshold (known: ${[...known].join(", ")})`,
+        unknown.map((k) => ({ field: `policy.${k}`, message: "unknown threshold" })),
+      );
     }
     const resolved = resolveHealthPolicy(policy);
     if (!resolved.ok) {
@@ -49,12 +62,21 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
   }
 
   app.openapi(
-    createRoute({ method: "post", path: "/", tags, summary: "Create a route", request: jsonBody(RouteCreateSchema), responses: { 201: json(RouteSchema, "The route"), ...errorResponses } }),
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a route",
+      request: jsonBody(RouteCreateSchema),
+      responses: { 201: json(RouteSchema, "The route"), ...errorResponses },
+    }),
     async (c) => {
       const body = c.req.valid("json");
       checkPolicy(body.policy);
       const row = await insertRoute(db, { ...body, policy: body.policy ?? null }).catch((e: unknown) => {
-        throw isUniqueViolation(e) ? new ConflictError(`a route named ${JSON.stringify(body.name)} already exists`, [{ field: "name", message: "already exists" }]) : e;
+        throw isUniqueViolation(e)
+          ? new ConflictError(`a route named ${JSON.stringify(body.name)} already exists`, [{ field: "name", message: "already exists" }])
+          : e;
       });
       await hooks.routeChanged(row.name);
       c.header("Location", `/v1/routes/${encodeURIComponent(row.name)}`);
@@ -63,7 +85,13 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List routes", responses: { 200: json(RouteListSchema, "All routes"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List routes",
+      responses: { 200: json(RouteListSchema, "All routes"), ...errorResponses },
+    }),
     async (c) => {
       const rows = await listRouteRows(db);
       return c.json({ routes: await Promise.all(rows.map(describe)) }, 200);
@@ -71,7 +99,14 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/{name}", tags, summary: "Get a route, its lines and warnings", request: { params: RouteNameParam }, responses: { 200: json(RouteSchema, "The route"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/{name}",
+      tags,
+      summary: "Get a route, its lines and warnings",
+      request: { params: RouteNameParam },
+      responses: { 200: json(RouteSchema, "The route"), ...errorResponses },
+    }),
     async (c) => {
       const { name } = c.req.valid("param");
       const row = await getRouteRow(db, name);
@@ -116,10 +151,10 @@ export function routeRoutes(deps: AppDeps, hooks: RouteHooks) {
       if (!cascade) {
         const refs = await routeReferences(db, name);
         if (refs.lines.length + refs.samples.length > 0) {
-          throw new ConflictError(`route ${JSON.stringify(name)} is still used; remove it from its lines and samples or pass ?cascade=true`, [
-            ...refs.lines.map((l) => ({ field: "lines", message: l })),
-            ...refs.samples.map((s) => ({ field: "samples", message: s })),
-          ]);
+          throw new ConflictError(
+            `route ${JSON.stringify(name)} is still used; remove it from its lines and samples or pass ?cascade=true`,
+            [...refs.lines.map((l) => ({ field: "lines", message: l })), ...refs.samples.map((s) => ({ field: "samples", message: s }))],
+          );
         }
       }
       if (!(await deleteRoute(db, name, cascade))) throw new NotFoundError(`route ${JSON.stringify(name)}`);

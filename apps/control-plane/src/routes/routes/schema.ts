@@ -4,7 +4,10 @@ import { NameSchema } from "../common";
 
 const PolicySchema = z
   .record(z.string(), z.number())
-  .openapi({ description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)", example: { cooldownBaseMs: 300000 } });
+  .openapi({
+    description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)",
+    example: { cooldownBaseMs: 300000 },
+  });
 
 export const RouteCreateSchema = z
   .strictObject({

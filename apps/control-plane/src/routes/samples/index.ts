@@ -1,6 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { SampleExpect } from "@linewatch/core";
-import { type SampleWrite, deleteSample, getRouteRow, getSample, insertSample, isUniqueViolation, listSamples, updateSample } from "@linewatch/db";
+import {
+  type SampleWrite,
+  deleteSample,
+  getRouteRow,
+  getSample,
+  insertSample,
+  isUniqueViolation,
+  listSamples,
+  updateSample,
+} from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError } from "../../errors";
 import { IdParam, createRouter, errorResponses, isUuid, json, jsonBody } from "../common";
@@ -43,12 +52,25 @@ export function sampleRoutes(deps: AppDeps) {
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "List samples", responses: { 200: json(SampleListSchema, "All samples"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List samples",
+      responses: { 200: json(SampleListSchema, "All samples"), ...errorResponses },
+    }),
     async (c) => c.json({ samples: (await listSamples(db)).map(asResponse) }, 200),
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/{id}", tags, summary: "Get a sample", request: { params: IdParam }, responses: { 200: json(SampleSchema, "The sample"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Get a sample",
+      request: { params: IdParam },
+      responses: { 200: json(SampleSchema, "The sample"), ...errorResponses },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       const sample = isUuid(id) ? await getSample(db, id) : null;
@@ -83,7 +105,14 @@ export function sampleRoutes(deps: AppDeps) {
   );
 
   app.openapi(
-    createRoute({ method: "delete", path: "/{id}", tags, summary: "Delete a sample (its probe results go with it)", request: { params: IdParam }, responses: { 204: { description: "Deleted" }, ...errorResponses } }),
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a sample (its probe results go with it)",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errorResponses },
+    }),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!isUuid(id) || !(await deleteSample(db, id))) throw new NotFoundError(`sample ${id}`);

@@ -36,7 +36,10 @@ export const ExpectSchema = z
 
 const RequestSchema = z
   .record(z.string(), z.unknown())
-  .openapi({ description: "Protocol body without `model`; strings may hold {{nonce}} and {{now}}", example: { messages: [{ role: "user", content: "Echo {{nonce}}" }], max_tokens: 50 } });
+  .openapi({
+    description: "Protocol body without `model`; strings may hold {{nonce}} and {{now}}",
+    example: { messages: [{ role: "user", content: "Echo {{nonce}}" }], max_tokens: 50 },
+  });
 
 const fields = {
   name: NameSchema.openapi({ example: "nonce-echo" }),
@@ -55,7 +58,10 @@ function checkRequest(body: RequestCheck, ctx: z.RefinementCtx) {
   const { request, protocol } = body;
   if (!request) return;
   if ("model" in request) ctx.addIssue({ code: "custom", path: ["request", "model"], message: "leave model out: each line sets its own" });
-  if ((protocol === "openai-chat" || protocol === "anthropic-messages") && (!Array.isArray(request.messages) || request.messages.length === 0)) {
+  if (
+    (protocol === "openai-chat" || protocol === "anthropic-messages") &&
+    (!Array.isArray(request.messages) || request.messages.length === 0)
+  ) {
     ctx.addIssue({ code: "custom", path: ["request", "messages"], message: "must be a non-empty array of messages" });
   }
 }

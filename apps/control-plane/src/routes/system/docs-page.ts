@@ -1,7 +1,13 @@
 import { html, raw } from "hono/html";
 
 type Doc = { info: { title: string; version: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
-type Operation = { summary?: string; tags?: string[]; parameters?: { name: string; in: string; description?: string }[]; requestBody?: { content?: Record<string, { schema?: unknown }> }; responses?: Record<string, { description?: string }> };
+type Operation = {
+  summary?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; description?: string }[];
+  requestBody?: { content?: Record<string, { schema?: unknown }> };
+  responses?: Record<string, { description?: string }>;
+};
 
 /** The API reference, rendered from /openapi.json on the server (these machines are offline: no CDN UI). */
 export function renderDocsPage(doc: Doc) {

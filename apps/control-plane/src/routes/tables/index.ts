@@ -32,7 +32,13 @@ export function tableRoutes(engine: Engine) {
   }
 
   app.openapi(
-    createRoute({ method: "get", path: "/", tags, summary: "Every route's published table", responses: { 200: json(TableListSchema, "The tables"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "Every route's published table",
+      responses: { 200: json(TableListSchema, "The tables"), ...errorResponses },
+    }),
     async (c) => {
       const snapshot = await engine.registry.get();
       const views = engine.publisher.allViews().filter((v) => snapshot.routes.has(v.route));

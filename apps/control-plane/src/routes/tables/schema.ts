@@ -20,7 +20,9 @@ export const TableSchema = z
     route: z.string(),
     version: z.number().int(),
     generatedAt: z.string(),
-    mode: z.enum(["normal", "degraded", "panic"]).openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
+    mode: z
+      .enum(["normal", "degraded", "panic"])
+      .openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
     lines: z.array(TableLineSchema),
   })
   .openapi("Table");

@@ -9,11 +9,19 @@ const TokenCreateSchema = z.strictObject({ name: NameSchema, role: z.enum(ROLES)
 const TokenSchema = z
   .object({ id: z.string(), name: z.string(), role: z.enum(ROLES), createdAt: z.string(), revokedAt: z.string().nullable() })
   .openapi("Token");
-const TokenCreatedSchema = TokenSchema.extend({ token: z.string().openapi({ description: "Shown once; only its hash is stored" }) }).openapi("TokenCreated");
+const TokenCreatedSchema = TokenSchema.extend({
+  token: z.string().openapi({ description: "Shown once; only its hash is stored" }),
+}).openapi("TokenCreated");
 const TokenParam = z.object({ idOrName: z.string().openapi({ param: { name: "idOrName", in: "path" } }) });
 
 type Row = { id: string; name: string; role: string; createdAt: Date; revokedAt: Date | null };
-const view = (t: Row) => ({ id: t.id, name: t.name, role: t.role as (typeof ROLES)[number], createdAt: t.createdAt.toISOString(), revokedAt: t.revokedAt?.toISOString() ?? null });
+const view = (t: Row) => ({
+  id: t.id,
+  name: t.name,
+  role: t.role as (typeof ROLES)[number],
+  createdAt: t.createdAt.toISOString(),
+  revokedAt: t.revokedAt?.toISOString() ?? null,
+});
 
 /**
  * API tokens (SPEC §7): admin only. The first token created turns the open demo mode off for good;
@@ -24,26 +32,51 @@ export function tokenRoutes(deps: AppDeps, store: TokenStore) {
   const db = deps.database.db;
 
   app.openapi(
-    createRoute({ method: "post", path: "/", tags: ["tokens"], summary: "Create a token (shown once)", request: jsonBody(TokenCreateSchema), responses: { 201: json(TokenCreatedSchema, "The token"), ...errorResponses } }),
+    createRoute({
+      method: "post",
+      path: "/",
+      tags: ["tokens"],
+      summary: "Create a token (shown once)",
+      request: jsonBody(TokenCreateSchema),
+      responses: { 201: json(TokenCreatedSchema, "The token"), ...errorResponses },
+    }),
     async (c) => {
       const body = c.req.valid("json");
-      if (body.name.startsWith(BOOTSTRAP_PREFIX)) throw ValidationError.field("name", `${BOOTSTRAP_PREFIX}… is reserved for LINEWATCH_ADMIN_TOKEN`);
+      if (body.name.startsWith(BOOTSTRAP_PREFIX))
+        throw ValidationError.field("name", `${BOOTSTRAP_PREFIX}… is reserved for LINEWATCH_ADMIN_TOKEN`);
       const token = generateToken(body.role);
-      const row = await insertToken(db, { name: body.name, role: body.role, hash: hashToken(token).toString("hex") }).catch((e: unknown) => {
-        throw isUniqueViolation(e) ? new ConflictError(`a token named ${JSON.stringify(body.name)} exists`, [{ field: "name", message: "already exists" }]) : e;
-      });
+      const row = await insertToken(db, { name: body.name, role: body.role, hash: hashToken(token).toString("hex") }).catch(
+        (e: unknown) => {
+          throw isUniqueViolation(e)
+            ? new ConflictError(`a token named ${JSON.stringify(body.name)} exists`, [{ field: "name", message: "already exists" }])
+            : e;
+        },
+      );
       store.invalidate();
       return c.json({ ...view(row), token }, 201);
     },
   );
 
   app.openapi(
-    createRoute({ method: "get", path: "/", tags: ["tokens"], summary: "List tokens (never their values)", responses: { 200: json(z.object({ tokens: z.array(TokenSchema) }), "Tokens"), ...errorResponses } }),
+    createRoute({
+      method: "get",
+      path: "/",
+      tags: ["tokens"],
+      summary: "List tokens (never their values)",
+      responses: { 200: json(z.object({ tokens: z.array(TokenSchema) }), "Tokens"), ...errorResponses },
+    }),
     async (c) => c.json({ tokens: (await listTokens(db)).map(view) }, 200),
   );
 
   app.openapi(
-    createRoute({ method: "delete", path: "/{idOrName}", tags: ["tokens"], summary: "Revoke a token", request: { params: TokenParam }, responses: { 200: json(TokenSchema, "The revoked token"), ...errorResponses } }),
+    createRoute({
+      method: "delete",
+      path: "/{idOrName}",
+      tags: ["tokens"],
+      summary: "Revoke a token",
+      request: { params: TokenParam },
+      responses: { 200: json(TokenSchema, "The revoked token"), ...errorResponses },
+    }),
     async (c) => {
       const { idOrName } = c.req.valid("param");
       const active = await listActiveTokens(db);
