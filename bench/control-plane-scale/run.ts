@@ -19,14 +19,14 @@
 // child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type TableMember, computeTable } from "@linewatch/core";
-import { type Database, createDb, lines as linesTable, routeLines, routes as routesTable } from "@linewatch/db";
+import { computeTable, type TableMember } from "@linewatch/core";
+import { createDb, type Database, lines as linesTable, routeLines, routes as routesTable } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -499,17 +499,15 @@ async function publishAtScale() {
     const members = new Map<string, TableMember[]>(routeNames.map((r) => [r, []]));
     for (const l of snapshot.lines.values()) {
       for (const m of l.routes)
-        members
-          .get(m.route)
-          ?.push({
-            lineId: l.id,
-            name: l.name,
-            tier: l.tier,
-            baseWeight: m.weight,
-            factor: 1,
-            maxShare: l.maxShare,
-            adminState: l.adminState,
-          });
+        members.get(m.route)?.push({
+          lineId: l.id,
+          name: l.name,
+          tier: l.tier,
+          baseWeight: m.weight,
+          factor: 1,
+          maxShare: l.maxShare,
+          adminState: l.adminState,
+        });
     }
     const pure: number[] = [];
     for (let k = 0; k < 5; k++) {

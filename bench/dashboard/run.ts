@@ -5,7 +5,7 @@
 import type { Database } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { chromium } from "playwright-core";
-import { type TestControlPlane, startTestControlPlane } from "../../test/helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../test/helpers/control-plane";
 import { retried, seed } from "./seed";
 
 const arg = (name: string): string | undefined => {

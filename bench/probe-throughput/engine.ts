@@ -14,7 +14,7 @@ import { systemClock } from "../../apps/control-plane/src/deps";
 import { createLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { startControlPlane } from "../../apps/control-plane/src/server";
-import { type ProbingOptions, cpuMsSince, lineName, printResult, runChild, sleep } from "./shared";
+import { cpuMsSince, lineName, type ProbingOptions, printResult, runChild, sleep } from "./shared";
 
 export interface EngineOptions extends ProbingOptions {
   db: "postgres" | "pglite";

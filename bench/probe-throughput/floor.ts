@@ -10,17 +10,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import {
-  type BaselineEntry,
   BASELINE_WINDOW,
+  type BaselineEntry,
   computeBaseline,
   fillTemplate,
   getAdapter,
   sampleOffsetsMs,
   scoreProbe,
 } from "@linewatch/core";
-import { createProbeAgent, sendProbe } from "../../apps/control-plane/src/prober/send-probe";
 import { probeTimeoutMs } from "../../apps/control-plane/src/prober/run-probe";
-import { type ProbingOptions, cpuMsSince, lineName, printResult, runChild, shippedSamples, sleep } from "./shared";
+import { createProbeAgent, sendProbe } from "../../apps/control-plane/src/prober/send-probe";
+import { cpuMsSince, lineName, type ProbingOptions, printResult, runChild, shippedSamples, sleep } from "./shared";
 
 export interface FloorOptions extends ProbingOptions {
   mode: "send" | "score";

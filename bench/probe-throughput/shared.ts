@@ -1,7 +1,7 @@
 // Helpers shared by the probe-throughput processes: the shipped samples without a database,
 // line names, CPU readings of this process and of other processes (/proc), and the message a
 // child prints when it is done.
-import { readFileSync, readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Sample } from "@linewatch/core";
 import { parse } from "yaml";

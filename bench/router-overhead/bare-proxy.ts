@@ -1,7 +1,7 @@
 // The floor of this stack: a minimal node:http reverse proxy with a keep-alive agent. It does
 // the one thing any router must also do — set the upstream's model and credential — and pipes
 // the answer back. Env: UPSTREAM_BASE (…/v1), UPSTREAM_KEY, UPSTREAM_MODEL, PORT.
-import { Agent, type IncomingHttpHeaders, createServer, request } from "node:http";
+import { Agent, createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
 const base = new URL(process.env.UPSTREAM_BASE ?? "");

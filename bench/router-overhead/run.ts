@@ -17,8 +17,8 @@ import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { Pool } from "undici";
 import { createWeightedPicker, type RouteTable, seededRng } from "@linewatch/router-client";
+import { Pool } from "undici";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Lab, startLab } from "@linewatch/lab";
+import { silentLogger } from "@linewatch/router-client";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningRouter, startRouter } from "../../apps/router/src/server";
-import { silentLogger } from "@linewatch/router-client";
 import { eventually } from "../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
 
 // SPEC §8 end to end: real control plane + lab lines + router, called with the official openai client.
 let cp: TestControlPlane | undefined;

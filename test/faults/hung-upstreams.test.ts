@@ -1,8 +1,8 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { createDb, lineResultsSince } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb, lineResultsSince } from "@linewatch/db";
-import { type TestControlPlane, startTestControlPlane } from "../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
 import { canRunPrivatePostgres } from "../helpers/private-postgres";
 import { createLines, createRoute, eventually, faultDatabase, pause } from "./support";
 

@@ -1,6 +1,6 @@
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PrivatePostgres, canRunPrivatePostgres, startPrivatePostgres } from "../helpers/private-postgres";
+import { canRunPrivatePostgres, type PrivatePostgres, startPrivatePostgres } from "../helpers/private-postgres";
 import { type ControlPlaneProcess, startControlPlaneProcess } from "../helpers/process";
 import { createLines, createRoute, eventually, getTable, inspect, pause } from "./support";
 

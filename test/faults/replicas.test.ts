@@ -1,7 +1,7 @@
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlaneProcess, startControlPlaneProcess } from "../helpers/process";
-import { type TableBody, createLines, createRoute, eventually, faultDatabase, getTable, inspect, pause, weights } from "./support";
+import { createLines, createRoute, eventually, faultDatabase, getTable, inspect, pause, type TableBody, weights } from "./support";
 
 // Issue 7: two replicas on one PostgreSQL against 50 lab lines. Each probe slot runs once across
 // both (checked in the database and against the lab's own request counts), both serve the same

@@ -1,5 +1,5 @@
-import { expect } from "vitest";
 import postgres from "postgres";
+import { expect } from "vitest";
 
 /** What the fault tests need of a control plane: its HTTP API (in-process or a child process). */
 export interface Api {

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
+import type { Database } from "@linewatch/db";
 import { loadConfig } from "../../apps/control-plane/src/config";
 import type { Clock } from "../../apps/control-plane/src/deps";
 import { type Logger, silentLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { type ControlPlane, startControlPlane } from "../../apps/control-plane/src/server";
-import type { Database } from "@linewatch/db";
-import { type TestDatabase, createTestDatabase } from "./test-db";
+import { createTestDatabase, type TestDatabase } from "./test-db";
 
 export interface TestControlPlane extends ControlPlane {
   database: Database;

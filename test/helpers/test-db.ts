@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Database, createDb } from "@linewatch/db";
+import { createDb, type Database } from "@linewatch/db";
 import postgres from "postgres";
 
 export interface TestDatabase {

@@ -1,7 +1,7 @@
 // Scenarios of the issue, on a virtual clock: core's health and tables driving a simulated fleet.
 import { describe, expect, it } from "vitest";
-import { servicePhase } from "../../packages/core/src/index";
 import type { TableRoute } from "../../packages/core/src/index";
+import { servicePhase } from "../../packages/core/src/index";
 import { Fleet, type FleetLine } from "./fleet";
 import { mulberry32 } from "./rng";
 import { down, flaky, healthy, lab, phases, SIM_SAMPLES } from "./upstreams";

@@ -1,4 +1,4 @@
-import { ApiFailure, UsageError, Unreachable } from "./errors";
+import { ApiFailure, Unreachable, UsageError } from "./errors";
 import type { ErrorEnvelope } from "./types";
 
 export const DEFAULT_URL = "http://127.0.0.1:8787";

@@ -1,5 +1,5 @@
-export { run, COMMANDS, VERSION } from "./run";
-export type { Io } from "./context";
-export { EXIT, CliError } from "./errors";
 export { ApiClient, DEFAULT_URL } from "./client";
-export { planChanges, describeChange, type Change } from "./plan";
+export type { Io } from "./context";
+export { CliError, EXIT } from "./errors";
+export { type Change, describeChange, planChanges } from "./plan";
+export { COMMANDS, run, VERSION } from "./run";

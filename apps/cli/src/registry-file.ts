@@ -6,8 +6,9 @@
 //
 // Entries are validated with the same zod schemas the API validates its requests with, so a file
 // that passes here is one the API accepts, and a bad one is refused before anything changes.
-import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
+
 import type { z } from "@hono/zod-openapi";
+import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
 import { Document } from "yaml";
 import { LineCreateSchema } from "../../control-plane/src/routes/lines/schema";
 import { RouteCreateSchema } from "../../control-plane/src/routes/routes/schema";

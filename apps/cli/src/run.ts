@@ -1,4 +1,4 @@
-import { GLOBAL_OPTIONS, type OptionName, describeOptions, parseCommandLine } from "./args";
+import { describeOptions, GLOBAL_OPTIONS, type OptionName, parseCommandLine } from "./args";
 import type { Command } from "./command";
 import { applyCommands } from "./commands/apply";
 import { eventCommands } from "./commands/events";

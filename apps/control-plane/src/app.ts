@@ -1,20 +1,20 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { type AuthEnv, type TokenStore, authMiddleware } from "./auth";
+import { type AuthEnv, authMiddleware, type TokenStore } from "./auth";
+import { dashboardRoutes } from "./dashboard/index";
 import type { AppDeps } from "./deps";
+import type { Engine } from "./engine";
 import { ApiError, envelope } from "./errors";
+import type { Metrics } from "./metrics";
+import { eventRoutes } from "./routes/events/index";
+import { lineHealthRoutes } from "./routes/lines/health";
 import { type LineHooks, lineRoutes } from "./routes/lines/index";
 import { type RouteHooks, routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
-import { lineHealthRoutes } from "./routes/lines/health";
 import { tableRoutes } from "./routes/tables/index";
-import { eventRoutes } from "./routes/events/index";
 import { tokenRoutes } from "./routes/tokens/index";
-import type { Engine } from "./engine";
-import { dashboardRoutes } from "./dashboard/index";
-import type { Metrics } from "./metrics";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

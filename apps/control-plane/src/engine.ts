@@ -1,18 +1,18 @@
 import type { AdminState } from "@linewatch/core";
 import {
-  REWRITTEN_TABLES,
-  type StoredProbeResult,
   deleteOldProbeResults,
   listRouteRows,
   probeResults,
+  REWRITTEN_TABLES,
   releaseClaimsOf,
+  type StoredProbeResult,
   vacuumTables,
 } from "@linewatch/db";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
+import { createMetrics, type Metrics, readScrapeState } from "./metrics";
 import { Prober } from "./prober/prober";
-import { type Metrics, createMetrics, readScrapeState } from "./metrics";
 import { RegistryCache } from "./registry-cache";
 import { TablePublisher } from "./tables/publisher";
 

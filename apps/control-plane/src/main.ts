@@ -1,7 +1,7 @@
 import { createDb } from "@linewatch/db";
 import { loadConfig } from "./config";
-import { systemClock } from "./deps";
 import { startDemo } from "./demo";
+import { systemClock } from "./deps";
 import { createLogger } from "./logger";
 import { createSecretBox, loadOrCreateSecretKey } from "./secrets";
 import { startControlPlane } from "./server";

@@ -7,20 +7,20 @@
 //   scrape time, so every replica reports the same truth whichever of them ran the probe or publish.
 // Labels are names of lines, samples and routes and small fixed sets (state, outcome, mode): never
 // probe ids or content hashes.
-import { type Health, HEALTH_STATES, isFastProbing, weightFactor } from "@linewatch/core";
+import { HEALTH_STATES, type Health, isFastProbing, weightFactor } from "@linewatch/core";
 import {
+  countEventsByLine,
   type Database,
   type LineHealthRow,
-  type PublishedTableRow,
-  type StoredProbeResult,
-  countEventsByLine,
   listLineHealth,
   listLines,
   listPublishedTables,
   listRouteRows,
   listSamples,
+  type PublishedTableRow,
+  type StoredProbeResult,
 } from "@linewatch/db";
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Logger } from "./logger";
 
 export const PROBE_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120];

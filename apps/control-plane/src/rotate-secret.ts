@@ -8,9 +8,9 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { type Db, createDb, listLineRows, replaceLineApiKeyEnc } from "@linewatch/db";
+import { createDb, type Db, listLineRows, replaceLineApiKeyEnc } from "@linewatch/db";
 import { loadConfig } from "./config";
-import { SECRET_KEY_FILE, type SecretBox, createSecretBox } from "./secrets";
+import { createSecretBox, SECRET_KEY_FILE, type SecretBox } from "./secrets";
 
 export interface RotationReport {
   /** Lines that hold a key. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { type App, createApp, type Services } from "./app";
 import { TokenStore } from "./auth";
-import { type App, type Services, createApp } from "./app";
 import type { AppDeps } from "./deps";
 import { Engine } from "./engine";
 import { startScheduler } from "./scheduler";

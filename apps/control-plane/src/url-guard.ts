@@ -1,4 +1,4 @@
-import { type LookupAddress, type LookupOptions, lookup as dnsLookup } from "node:dns";
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "node:dns";
 import { BlockList, isIP } from "node:net";
 
 /**

@@ -1,5 +1,5 @@
 import type { z } from "@hono/zod-openapi";
-import { ValidationError, type ErrorDetail } from "./errors";
+import { type ErrorDetail, ValidationError } from "./errors";
 
 /** Turn zod issues into a 400 that names each bad field. */
 export function validationErrorFrom(error: z.ZodError, target: string): ValidationError {

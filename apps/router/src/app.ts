@@ -2,11 +2,11 @@
 // proxy routes write straight to Node's response (no Web-stream copies on the hot path);
 // elsewhere (app.request in tests) they answer with a standard Response.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { type HttpBindings, getRequestListener } from "@hono/node-server";
+import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
+import type { Logger, Rng, RouterClient } from "@linewatch/router-client";
 import { type Context, Hono } from "hono";
 import type { Dispatcher } from "undici";
-import type { Logger, RouterClient, Rng } from "@linewatch/router-client";
 import type { RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
 import { AFFINITY_HEADER, type ProxyDeps, proxyRequest } from "./proxy";

@@ -1,6 +1,6 @@
 export { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
 export { ConfigError, loadConfig, type RouterConfig } from "./config";
-export { createMetrics, type AttemptOutcome, type RequestOutcome, type RouterMetrics } from "./metrics";
-export { AFFINITY_HEADER, LINE_HEADER, VERSION_HEADER, proxyRequest, type ProxyDeps, type ProxyRequest } from "./proxy";
-export { nodeSink, webSink, type ResponseSink } from "./response-sink";
-export { startRouter, type RunningRouter, type StartRouterOptions } from "./server";
+export { type AttemptOutcome, createMetrics, type RequestOutcome, type RouterMetrics } from "./metrics";
+export { AFFINITY_HEADER, LINE_HEADER, type ProxyDeps, type ProxyRequest, proxyRequest, VERSION_HEADER } from "./proxy";
+export { nodeSink, type ResponseSink, webSink } from "./response-sink";
+export { type RunningRouter, type StartRouterOptions, startRouter } from "./server";

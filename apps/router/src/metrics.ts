@@ -2,8 +2,9 @@
 // The per-request series are plain numbers bumped on the hot path and turned into Prometheus
 // series only when /metrics is scraped: prom-client hashes label sets on every inc/observe,
 // which costs more than the rest of a request's bookkeeping.
-import { Gauge, type Metric, type Registry } from "prom-client";
+
 import type { RouteStatus } from "@linewatch/router-client";
+import { Gauge, type Metric, type Registry } from "prom-client";
 
 /** How a request ended, as the client saw it. */
 export type RequestOutcome =

@@ -1,9 +1,10 @@
 // The request policy of SPEC §8: the request's `model` names the route; pick a line by weight
 // (or affinity key); on connect error, timeout, 5xx or 429 try once more on another line of
 // the route; any other answer goes back as it is, streamed as it arrives.
+
+import type { Logger, Rng, RouterClient, TableLine } from "@linewatch/router-client";
 import type { Dispatcher } from "undici";
-import type { Logger, RouterClient, Rng, TableLine } from "@linewatch/router-client";
-import { type RouterMetrics, outcomeOfStatus } from "./metrics";
+import { outcomeOfStatus, type RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
 import type { ResponseSink } from "./response-sink";
 import { type Attempt, type AttemptResult, attemptLine } from "./upstream";

@@ -1,11 +1,11 @@
 // startRouter: the router composed and listening — used by main.ts, the tests and the
 // end-to-end suites (start it on port 0 with a control-plane URL).
-import { type Server, createServer } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { Registry, collectDefaultMetrics } from "prom-client";
+import { createRouterClient, jsonLineLogger, type Logger, type Rng, type RouterClient } from "@linewatch/router-client";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import { Agent } from "undici";
-import { type Logger, type RouterClient, type Rng, createRouterClient, jsonLineLogger } from "@linewatch/router-client";
 import { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
 import type { RouterConfig } from "./config";
 import { createMetrics } from "./metrics";

@@ -3,8 +3,8 @@
 // is written to the client's sink chunk by chunk with backpressure, unless the proxy may still
 // retry it, in which case it is read and dropped.
 import type { IncomingHttpHeaders } from "node:http";
-import type { Dispatcher } from "undici";
 import type { TableLine } from "@linewatch/router-client";
+import type { Dispatcher } from "undici";
 import type { RouterMetrics } from "./metrics";
 import type { OutgoingHeaders, ResponseSink } from "./response-sink";
 

@@ -1,4 +1,4 @@
 export * from "./client";
 export * from "./migrate";
-export * from "./schema/index";
 export * from "./queries/index";
+export * from "./schema/index";

@@ -4,12 +4,12 @@ export {
   DEFAULTS as MODE_DEFAULTS,
   type FaultMode,
   type FaultSetting,
+  isLabMode,
   LAB_MODES,
   type LabMode,
   type ModeParams,
   type ModeParamsMap,
   type ModeRequest,
   type ModeSetting,
-  isLabMode,
   parseModeRequest,
 } from "./modes";

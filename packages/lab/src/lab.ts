@@ -2,10 +2,10 @@
 //   http://127.0.0.1:PORT/lines/<name>/v1/...   every line
 //   http://127.0.0.1:PORT/v1/...                the default line, if the lab has one
 //   http://127.0.0.1:PORT/__lab/...             control (admin-routes.ts)
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { handleAdminRequest } from "./admin-routes";
-import { Timers, sendJson } from "./http-util";
+import { sendJson, Timers } from "./http-util";
 import { LabError, type LineOptions, type LineStats, VirtualLine } from "./line";
 import { handleLineRequest } from "./line-routes";
 import { type LabMode, type ModeParams, type ModeSetting, parseModeRequest } from "./modes";

@@ -2,7 +2,7 @@
 // /v1/embeddings, /v1/models. Order per request: count, auth, parse, plan, wait, answer.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Timers, readBody, sendJson } from "./http-util";
+import { readBody, sendJson, type Timers } from "./http-util";
 import type { Endpoint, Plan, Reply, VirtualLine } from "./line";
 import { chatCompletionBody, embeddingsBody, errorBody, modelsBody, statusErrorBody, streamEvents, textCompletionBody } from "./openai";
 import { type PromptView, viewChat, viewCompletion } from "./prompt";

@@ -4,7 +4,7 @@ import { type Answer, composeAnswer } from "./answers";
 import { dropJsonFields, truncateText } from "./content-faults";
 import { type FaultSetting, type LabMode, type ModeRequest, type ModeSetting, parseModeRequest } from "./modes";
 import { hashString, hexFrom, mulberry32, rngFor, seedToNumber } from "./prng";
-import { type PromptView, cacheKey, recognise } from "./prompt";
+import { cacheKey, type PromptView, recognise } from "./prompt";
 
 export const ENDPOINTS = ["chat.completions", "completions", "embeddings", "models"] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];

@@ -1,6 +1,6 @@
 // A lab for manual use: npx tsx packages/lab/src/main.ts --lines 4 --port 9100
 import { parseArgs } from "node:util";
-import { LAB_MODES, type LabMode, isLabMode, startLab } from "./index";
+import { isLabMode, LAB_MODES, type LabMode, startLab } from "./index";
 
 const { values } = parseArgs({
   options: {

@@ -1,9 +1,9 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { type BackoffPolicy, DEFAULT_BACKOFF, backoffDelay } from "./backoff";
+import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 import { parseTable } from "./parse-table";
-import { loadTables, saveTables, type SavedTable } from "./table-file";
-import type { RouteTable, Rng, TableLine, TableMode } from "./types";
-import { type PickOptions, type WeightedPicker, createWeightedPicker } from "./weighted-picker";
+import { loadTables, type SavedTable, saveTables } from "./table-file";
+import type { Rng, RouteTable, TableLine, TableMode } from "./types";
+import { createWeightedPicker, type PickOptions, type WeightedPicker } from "./weighted-picker";
 
 /** One route's table at one version, with its picker built once. */
 export interface TableSnapshot {

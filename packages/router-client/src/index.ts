@@ -1,19 +1,19 @@
-export type { RouteTable, TableLine, TableList, TableMode, Rng } from "./types";
-export { TABLE_MODES } from "./types";
-export { parseTable, type ParseResult } from "./parse-table";
-export { createWeightedPicker, type PickOptions, type Weighted, type WeightedPicker } from "./weighted-picker";
-export { seededRng } from "./seeded-rng";
-export { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from "./backoff";
-export { loadTables, saveTables, type LoadedTables, type SavedTable } from "./table-file";
+export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 export {
   buildSnapshot,
   createRouterClient,
   jsonLineLogger,
-  silentLogger,
   type Logger,
-  type RouteStatus,
   type RouterClient,
   type RouterClientOptions,
+  type RouteStatus,
+  silentLogger,
   type TableSnapshot,
   type TableSource,
 } from "./client";
+export { type ParseResult, parseTable } from "./parse-table";
+export { seededRng } from "./seeded-rng";
+export { type LoadedTables, loadTables, type SavedTable, saveTables } from "./table-file";
+export type { Rng, RouteTable, TableLine, TableList, TableMode } from "./types";
+export { TABLE_MODES } from "./types";
+export { createWeightedPicker, type PickOptions, type Weighted, type WeightedPicker } from "./weighted-picker";

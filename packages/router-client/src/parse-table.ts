@@ -1,4 +1,4 @@
-import { TABLE_MODES, type RouteTable, type TableLine, type TableMode } from "./types";
+import { type RouteTable, TABLE_MODES, type TableLine, type TableMode } from "./types";
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
 // The real `linewatch` binary (node apps/cli/bin/linewatch.mjs, through the repo's tsx), run as a
 // child process from a directory outside the repository, against real control planes.

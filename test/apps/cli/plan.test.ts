@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { InvalidInput } from "../../../apps/cli/src/errors";
 import { type Current, canonical, planChanges } from "../../../apps/cli/src/plan";
 import { parseRegistryFile, registryToFile } from "../../../apps/cli/src/registry-file";
 import type { Line, Route, Sample } from "../../../apps/cli/src/types";
-import { InvalidInput } from "../../../apps/cli/src/errors";
 
 // The planner on its own: a file against a registry (as the API returns it) → the changes, in order.
 

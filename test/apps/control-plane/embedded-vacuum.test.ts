@@ -3,7 +3,7 @@ import { type Lab, startLab } from "@linewatch/lab";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLine, createRoute } from "../../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
 
 // The embedded PGlite runs no autovacuum: every probe's schedule and health updates leave a dead

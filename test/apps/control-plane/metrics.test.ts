@@ -4,7 +4,7 @@ import { Gauge, Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMetrics } from "../../../apps/control-plane/src/metrics";
 import { createLine, createRoute, eventually, probeNow } from "../../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
 
 // GET /metrics: checked by promtool (Debian's `prometheus` package; .ci/run installs it) and by a

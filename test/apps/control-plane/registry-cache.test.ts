@@ -7,7 +7,7 @@ import { RegistryCache, type RegistrySnapshot } from "../../../apps/control-plan
 import { createSecretBox } from "../../../apps/control-plane/src/secrets";
 import { ManualClock } from "../../helpers/manual-clock";
 import { lineRow } from "../../helpers/rows";
-import { type TestDatabase, createTestDatabase } from "../../helpers/test-db";
+import { createTestDatabase, type TestDatabase } from "../../helpers/test-db";
 
 // The registry cache re-reads lines, samples and routes behind its snapshot every 10 s in case a
 // replica's notification was lost. Reading and decrypting every line to find nothing changed cost

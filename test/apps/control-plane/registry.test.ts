@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { createTestDatabase } from "../../helpers/test-db";
 
 let cp: TestControlPlane;

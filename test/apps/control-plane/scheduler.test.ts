@@ -1,7 +1,7 @@
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterEach, describe, expect, it } from "vitest";
 import { createLine, createRoute, eventually } from "../../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
 
 let cp: TestControlPlane | undefined;

@@ -1,7 +1,7 @@
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ResultView, bySample, createLine, createRoute, probeNow } from "../../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../../helpers/control-plane";
+import { bySample, createLine, createRoute, probeNow, type ResultView } from "../../helpers/api";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
 // SPEC §4 against real lab upstreams: each fault lowers the component it should and leaves the others alone.
 let cp: TestControlPlane;

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "@linewatch/router";
+import { describe, expect, it } from "vitest";
 
 describe("loadConfig", () => {
   it("applies the defaults", () => {

@@ -1,9 +1,9 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Lab, startLab } from "@linewatch/lab";
 import { type RunningRouter, startRouter } from "@linewatch/router";
-import { type TableLine, silentLogger } from "@linewatch/router-client";
+import { silentLogger, type TableLine } from "@linewatch/router-client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { line, startTableServer, type TableServer, waitFor } from "../../packages/router-client/table-server";
 
 let lab: Lab;

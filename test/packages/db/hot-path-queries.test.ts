@@ -2,11 +2,10 @@
 // on PGlite and, with DATABASE_URL, on PostgreSQL.
 import { lineScore } from "@linewatch/core";
 import {
-  type Database,
-  type ProbeResultInsert,
   claimDueProbesWithContext,
   completeClaim,
   completeClaims,
+  type Database,
   deleteScheduleRow,
   ensureLinesHealth,
   expediteProbe,
@@ -18,14 +17,15 @@ import {
   lineResultsSince,
   listEvents,
   listSchedule,
+  type ProbeResultInsert,
   readHealthForProbes,
   sampleHistories,
   storeProbeResults,
   writeHealthIfUnchanged,
 } from "@linewatch/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestDatabase, createTestDatabase } from "../../helpers/test-db";
 import { lineRow } from "../../helpers/rows";
+import { createTestDatabase, type TestDatabase } from "../../helpers/test-db";
 
 let testDb: TestDatabase;
 let database: Database;

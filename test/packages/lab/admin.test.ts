@@ -1,6 +1,7 @@
 // The /__lab control surface: switch modes at run time, read counters, add lines.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
 import { type Lab, LabError, startLab, startLabLine } from "@linewatch/lab";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { chat, nextNonce, post, probeBody, sample } from "./lab-helpers";
 
 let lab: Lab;

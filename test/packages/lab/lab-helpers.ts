@@ -2,8 +2,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parse } from "yaml";
 import type { SampleExpect } from "@linewatch/core";
+import { parse } from "yaml";
 
 export interface ShippedSample {
   name: string;

@@ -1,6 +1,7 @@
 // Many virtual lines on one server, each with its own mode and state; answers follow the seed.
-import { afterEach, describe, expect, it } from "vitest";
+
 import { type Lab, type LineOptions, startLab } from "@linewatch/lab";
+import { afterEach, describe, expect, it } from "vitest";
 import { chat, nextNonce, probeBody, sample, shippedSamples } from "./lab-helpers";
 
 const labs: Lab[] = [];

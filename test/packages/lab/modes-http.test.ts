@@ -1,6 +1,7 @@
 // Each mode does what it says, seen from a client over HTTP.
-import { afterEach, describe, expect, it } from "vitest";
+
 import { type Lab, type LineOptions, startLab } from "@linewatch/lab";
+import { afterEach, describe, expect, it } from "vitest";
 import { chat, missedExpectations, nextNonce, post, probeBody, sample } from "./lab-helpers";
 
 const labs: Lab[] = [];

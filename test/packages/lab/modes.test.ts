@@ -1,6 +1,7 @@
 // parseModeRequest: a table of inputs → settings or errors naming the field.
-import { describe, expect, it } from "vitest";
+
 import { LAB_MODES, type ModeSetting, parseModeRequest } from "@linewatch/lab";
+import { describe, expect, it } from "vitest";
 
 describe("parseModeRequest", () => {
   it.each<[unknown, ModeSetting]>([

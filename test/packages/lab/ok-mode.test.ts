@@ -1,6 +1,7 @@
 // Mode ok: a healthy line answers every shipped sample well, over real HTTP.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { type Lab, startLab } from "@linewatch/lab";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chat, missedExpectations, nextNonce, post, probeBody, sample, shippedSamples } from "./lab-helpers";
 
 let lab: Lab;

@@ -1,6 +1,7 @@
 // stream: true answers as SSE chunks that assemble to the same content as a plain answer.
-import { afterEach, describe, expect, it } from "vitest";
+
 import { type Lab, type LineOptions, startLab } from "@linewatch/lab";
+import { afterEach, describe, expect, it } from "vitest";
 import { chat, chatStream, nextNonce, post, probeBody, sample, shippedSamples } from "./lab-helpers";
 
 const labs: Lab[] = [];

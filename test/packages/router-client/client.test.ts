@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createRouterClient, type RouterClient, type RouterClientOptions, seededRng, silentLogger } from "@linewatch/router-client";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { line, startTableServer, type TableServer, waitFor } from "./table-server";
 
 let server: TableServer;

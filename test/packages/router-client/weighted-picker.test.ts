@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { createWeightedPicker, seededRng, type Weighted } from "@linewatch/router-client";
+import { describe, expect, it } from "vitest";
 
 const items = (...ws: [string, number][]): Weighted[] => ws.map(([id, weight]) => ({ id, weight }));
 const fixed = (v: number) => () => v;

@@ -1,4 +1,4 @@
-import { type Values, numberOption } from "../args";
+import { numberOption, type Values } from "../args";
 import { type Command, withFlagHints } from "../command";
 import type { Context } from "../context";
 import { InvalidInput, UsageError } from "../errors";

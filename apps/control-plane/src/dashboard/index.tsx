@@ -1,5 +1,5 @@
-import { Hono } from "hono";
 import type { Context } from "hono";
+import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
 import type { Child } from "hono/jsx";
@@ -10,21 +10,21 @@ import { isUuid } from "../routes/common";
 import { LinePatchSchema } from "../routes/lines/schema";
 import { type ApiResult, InProcessApi } from "./api-client";
 import { ASSET_PREFIX, assetUrl, loadAssets } from "./assets";
-import { type FormErrors, type FormValues, detailPath, formValues, parseLineForm, parseSampleForm } from "./forms";
+import { detailPath, type FormErrors, type FormValues, formValues, parseLineForm, parseSampleForm } from "./forms";
 import { loadLinePage, resolveLineId } from "./line-data";
 import { OverviewData, WINDOWS, type WindowHours } from "./overview-data";
 import {
-  DashboardTokens,
-  type Viewer,
   canWrite,
   checkLoginToken,
   clearTokenCookie,
+  DashboardTokens,
   isSameOrigin,
   resolveAccess,
   safeNext,
   setTokenCookie,
+  type Viewer,
 } from "./session";
-import { type FormState, emptyForm } from "./views/forms";
+import { emptyForm, type FormState } from "./views/forms";
 import { Layout, Notice } from "./views/layout";
 import { LinePageBody } from "./views/line-page";
 import { LoginBody, MessageBody } from "./views/login";

@@ -1,9 +1,9 @@
-import { type StoredProbeResult, findLineByName, latestLineResults, lineScorePoints, listEvents } from "@linewatch/db";
+import { findLineByName, latestLineResults, lineScorePoints, listEvents, type StoredProbeResult } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
 import { isUuid } from "../routes/common";
 import type { InProcessApi, LineHealth } from "./api-client";
-import { type EventView, type WindowHours, describeEvent } from "./overview-data";
+import { describeEvent, type EventView, type WindowHours } from "./overview-data";
 
 const RECENT_PROBES = 50;
 const CHART_POINTS = 2000;

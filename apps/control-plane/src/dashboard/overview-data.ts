@@ -1,12 +1,12 @@
-import { type Health, type HealthState, LINE_SCORE_WINDOW_MS, describeHealth, initialHealth, routeWarnings } from "@linewatch/core";
+import { describeHealth, type Health, type HealthState, initialHealth, LINE_SCORE_WINDOW_MS, routeWarnings } from "@linewatch/core";
 import {
+  dashboardFingerprint,
   type EventRow,
   LENGTH_BINS,
+  type LengthBin,
   type LineActivity,
   type LineBucket,
   type LineHealthRow,
-  type LengthBin,
-  dashboardFingerprint,
   lineActivity,
   listEvents,
   listLineHealth,

@@ -1,6 +1,6 @@
+import type { TokenRow } from "@linewatch/db";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { TokenRow } from "@linewatch/db";
 import type { TokenStore } from "../auth";
 
 /** The cookie a browser carries its token in: a browser cannot send a bearer header on a page load. */

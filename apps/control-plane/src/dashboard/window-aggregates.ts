@@ -1,4 +1,4 @@
-import { type Db, type LengthBin, type LineBucket, contentLengthBins, lineBuckets } from "@linewatch/db";
+import { contentLengthBins, type Db, type LengthBin, type LineBucket, lineBuckets } from "@linewatch/db";
 
 /**
  * The per-line, per-bucket aggregates of one time window, kept between page views. The first view

@@ -1,12 +1,12 @@
 import {
   type AdminState,
+  describeHealth,
   type Health,
   type HealthEffect,
   type HealthEvent,
   type HealthPolicy,
-  LINE_SCORE_WINDOW_MS,
-  describeHealth,
   initialHealth,
+  LINE_SCORE_WINDOW_MS,
   lineScore,
   nextTickAt,
   transition,
@@ -14,23 +14,23 @@ import {
 } from "@linewatch/core";
 import {
   type Db,
-  type EventInsert,
-  type LineHealthWrite,
-  type StoredProbeResult,
   dueHealthTicks,
+  type EventInsert,
   ensureLineHealth,
   ensureLinesHealth,
   expediteProbe,
   insertEvents,
+  type LineHealthWrite,
   lockLineHealth,
   readHealthForProbes,
+  type StoredProbeResult,
   writeHealthIfUnchanged,
   writeLineHealth,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { GroupCommit } from "../prober/group-commit";
 import { BATCH_LINGER_MS } from "../prober/prober";
-import { type CachedLine, type RegistryCache, type RegistrySnapshot, linePolicy } from "../registry-cache";
+import { type CachedLine, linePolicy, type RegistryCache, type RegistrySnapshot } from "../registry-cache";
 import type { TablePublisher } from "../tables/publisher";
 
 /** What the shell does with a health effect's event: its row in the timeline. */

@@ -1,20 +1,20 @@
-import { type Health, type Sample, isFastProbing, jitterOffsetMs, probeIntervalMs, sampleOffsetsMs } from "@linewatch/core";
+import { type Health, isFastProbing, jitterOffsetMs, probeIntervalMs, type Sample, sampleOffsetsMs } from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
-  type ProbeResultInsert,
-  type StoredProbeResult,
   claimDueProbesWithContext,
   completeClaims,
   deleteScheduleRow,
   insertScheduleRows,
   listScheduleKeys,
+  type ProbeResultInsert,
+  type StoredProbeResult,
   storeProbeResults,
 } from "@linewatch/db";
 import pLimit from "p-limit";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
-import { type CachedLine, type RegistryCache, type RegistrySnapshot, applicableSamples } from "../registry-cache";
+import { applicableSamples, type CachedLine, type RegistryCache, type RegistrySnapshot } from "../registry-cache";
 import { BaselineCache } from "./baseline-cache";
 import { GroupCommit } from "./group-commit";
 import { probeTimeoutMs, sendAndScore } from "./run-probe";

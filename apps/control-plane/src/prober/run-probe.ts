@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
-  type BaselineEntry,
-  type Line,
-  type Sample,
   BASELINE_WINDOW,
+  type BaselineEntry,
   computeBaseline,
   fillTemplate,
   getAdapter,
+  type Line,
+  type Sample,
   scoreProbe,
 } from "@linewatch/core";
-import { type ProbeResultInsert, type StoredProbeResult, insertProbeResult, recentSampleResults } from "@linewatch/db";
+import { insertProbeResult, type ProbeResultInsert, recentSampleResults, type StoredProbeResult } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { lineSecrets, redactOutcome } from "../secrets";

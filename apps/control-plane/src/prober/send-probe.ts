@@ -1,5 +1,5 @@
-import { Agent, errors as undiciErrors, request } from "undici";
 import type { ErrorClass, ProbeHttpRequest } from "@linewatch/core";
+import { Agent, request, errors as undiciErrors } from "undici";
 
 /** Bytes of an answer we read at most: a probe needs the answer, not a runaway stream. */
 export const MAX_PROBE_BODY_BYTES = 1024 * 1024;

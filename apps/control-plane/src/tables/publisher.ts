@@ -1,26 +1,26 @@
 import { createHash } from "node:crypto";
 import {
   type ComputedTable,
-  type Health,
-  type TableMember,
-  type TableMode,
   computeTable,
   describeHealth,
+  type Health,
   initialHealth,
+  type TableMember,
+  type TableMode,
   weightFactor,
 } from "@linewatch/core";
 import {
   type Db,
-  type PublishedTableRow,
   getPublishedTable,
   healthOfLines,
   insertEvents,
   listPublishedTables,
   lockRoute,
+  type PublishedTableRow,
   upsertPublishedTable,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import { type CachedLine, type RegistryCache, linePolicy } from "../registry-cache";
+import { type CachedLine, linePolicy, type RegistryCache } from "../registry-cache";
 
 export const TABLES_CHANNEL = "linewatch_tables";
 

@@ -1,5 +1,5 @@
 // Weight factors (0–1) of a line's health: what the table math multiplies base weights by.
-import type { Health, Phase, AdminPhase, ServicePhase } from "./health-types";
+import type { AdminPhase, Health, Phase, ServicePhase } from "./health-types";
 import type { HealthPolicy } from "./policy";
 
 export const isAdminPhase = (p: Phase): p is AdminPhase => p.state === "drained" || p.state === "disabled";

@@ -4,6 +4,10 @@ import { genericHttpAdapter } from "./generic-http";
 import { openAiChatAdapter } from "./openai-chat";
 import type { ProtocolAdapter } from "./types";
 
+export { ANTHROPIC_VERSION, anthropicMessagesAdapter } from "./anthropic-messages";
+export { genericHttpAdapter } from "./generic-http";
+export { openAiChatAdapter } from "./openai-chat";
+export { looksLikeSse, parseSse, type SseEvent } from "./sse";
 export type {
   BuildProbeOptions,
   ParsedResponse,
@@ -12,10 +16,6 @@ export type {
   ProbeTarget,
   ProtocolAdapter,
 } from "./types";
-export { parseSse, looksLikeSse, type SseEvent } from "./sse";
-export { openAiChatAdapter } from "./openai-chat";
-export { anthropicMessagesAdapter, ANTHROPIC_VERSION } from "./anthropic-messages";
-export { genericHttpAdapter } from "./generic-http";
 
 export const adapters: Readonly<Record<Protocol, ProtocolAdapter>> = Object.freeze({
   "openai-chat": openAiChatAdapter,

@@ -1,2 +1,2 @@
-export * from "./probe-interval";
 export * from "./jitter";
+export * from "./probe-interval";

@@ -1,5 +1,6 @@
 // Scoring core (SPEC §4) and the protocol adapters it reads answers with. Pure: no I/O, no clock.
-export { fillTemplate, type TemplateVars } from "./template";
+
+export * from "../protocols/index";
 export {
   BASELINE_WARMUP,
   BASELINE_WINDOW,
@@ -11,24 +12,6 @@ export {
   RECENT_HASHES,
   STALE_RUN,
 } from "./baseline";
-export {
-  CHECK_FLOOR,
-  COMPONENT_NAMES,
-  DEFAULT_WEIGHTS,
-  PASS_SCORE,
-  type ScoreWeights,
-  failedChecks,
-  scoreFromComponents,
-} from "./weights";
-export {
-  type ComponentScore,
-  type ProbeObservation,
-  type ScoredProbe,
-  type ScoreProbeInput,
-  type ScoringContext,
-  scoreProbe,
-} from "./score-probe";
-export { LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
 export { compilePattern, scoreFields } from "./fields";
 export {
   ANSWER_BURIED_SCORE,
@@ -37,6 +20,7 @@ export {
   SHORT_ANSWER_TOKENS,
   scoreFreshness,
 } from "./freshness";
+export { getPath, parsePath } from "./json-path";
 export {
   LATENCY_SLACK_MS,
   P90_TOLERANCE,
@@ -45,8 +29,25 @@ export {
   SUSPICIOUS_LENGTH_RATIO,
   scoreLatency,
 } from "./latency";
-export { hardFailureReason, isHardFailure, scoreStatus } from "./status";
+export { LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
 export { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "./line-score";
-export { getPath, parsePath } from "./json-path";
+export {
+  type ComponentScore,
+  type ProbeObservation,
+  type ScoredProbe,
+  type ScoreProbeInput,
+  type ScoringContext,
+  scoreProbe,
+} from "./score-probe";
+export { hardFailureReason, isHardFailure, scoreStatus } from "./status";
+export { fillTemplate, type TemplateVars } from "./template";
 export { answerTokens, charLength, normalizeAnswer, parseAnswerJson } from "./text";
-export * from "../protocols/index";
+export {
+  CHECK_FLOOR,
+  COMPONENT_NAMES,
+  DEFAULT_WEIGHTS,
+  failedChecks,
+  PASS_SCORE,
+  type ScoreWeights,
+  scoreFromComponents,
+} from "./weights";

@@ -8,7 +8,7 @@ import { scoreLength } from "./length";
 import { clamp01, roundTo } from "./numbers";
 import { hardFailureReason, isHardFailure, scoreStatus } from "./status";
 import { charLength } from "./text";
-import { CHECK_FLOOR, DEFAULT_WEIGHTS, PASS_SCORE, type ScoreWeights, failedChecks, scoreFromComponents } from "./weights";
+import { CHECK_FLOOR, DEFAULT_WEIGHTS, failedChecks, PASS_SCORE, type ScoreWeights, scoreFromComponents } from "./weights";
 
 /** What the shell saw of one probe. */
 export interface ProbeObservation {

@@ -1,5 +1,5 @@
-export * from "./water-fill";
 export * from "./apportion";
 export * from "./compute-table";
 export * from "./publish-table";
 export * from "./route-warnings";
+export * from "./water-fill";

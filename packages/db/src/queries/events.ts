@@ -1,4 +1,4 @@
-import { type SQL, and, desc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events } from "../schema/index";
 

@@ -1,4 +1,4 @@
-import { asc, eq, isNull, and } from "drizzle-orm";
+import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Db } from "../client";
 import { tokens } from "../schema/index";
 

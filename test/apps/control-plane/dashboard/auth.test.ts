@@ -1,6 +1,6 @@
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { launchBrowser, watchErrors } from "./browser";
 
 const ADMIN = "dashboard-admin-token-0123456789abcdef";

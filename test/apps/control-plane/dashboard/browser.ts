@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { type Browser, type Page, chromium } from "playwright-core";
+import { type Browser, chromium, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 

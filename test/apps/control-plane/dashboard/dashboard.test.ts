@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Demo, startDemo } from "../../../../apps/control-plane/src/demo";
 import { createLine, probeNow } from "../../../helpers/api";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { countColoredPixels, launchBrowser, watchErrors } from "./browser";
 
 /** The first series colours of the score chart (dashboard.js PALETTE). */

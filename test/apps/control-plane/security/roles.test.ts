@@ -2,9 +2,9 @@
 // the service endpoints, with no token, a wrong token and each role's token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../../../apps/control-plane/src/auth";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { createTestDatabase } from "../../../helpers/test-db";
-import { type Operation, type Role, type Tokens, createTokens, expectEnvelope, openApiOperations, queryRows } from "./helpers";
+import { createTokens, expectEnvelope, type Operation, openApiOperations, queryRows, type Role, type Tokens } from "./helpers";
 
 let cp: TestControlPlane;
 let tokens: Tokens;

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { silentLogger } from "../../../../apps/control-plane/src/logger";
 import { rotateLineKeys } from "../../../../apps/control-plane/src/rotate-secret";
-import { type SecretBox, createSecretBox } from "../../../../apps/control-plane/src/secrets";
+import { createSecretBox, type SecretBox } from "../../../../apps/control-plane/src/secrets";
 import { type ControlPlane, startControlPlane } from "../../../../apps/control-plane/src/server";
-import { type TestDatabase, createTestDatabase } from "../../../helpers/test-db";
+import { createTestDatabase, type TestDatabase } from "../../../helpers/test-db";
 import { hexKey, queryRows } from "./helpers";
 
 const run = promisify(execFile);

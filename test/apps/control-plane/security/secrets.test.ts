@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { createLogger } from "../../../../apps/control-plane/src/logger";
 import { createSecretBox, loadOrCreateSecretKey, redactSecrets } from "../../../../apps/control-plane/src/secrets";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
-import { type Operation, type Tokens, createTokens, hexKey, openApiOperations, queryRows } from "./helpers";
-import { type TinyServer, startKeyEchoUpstream } from "./upstreams";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
+import { createTokens, hexKey, type Operation, openApiOperations, queryRows, type Tokens } from "./helpers";
+import { startKeyEchoUpstream, type TinyServer } from "./upstreams";
 
 const SECRET_KEY = hexKey("5e");
 /** The lab line's key (probes must pass with it: it really is sent upstream). */

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { createProbeAgent } from "../../../../apps/control-plane/src/prober/send-probe";
 import { createGuardedLookup, upstreamUrlProblem } from "../../../../apps/control-plane/src/url-guard";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { expectEnvelope, queryRows } from "./helpers";
-import { type TinyServer, startTinyServer } from "./upstreams";
+import { startTinyServer, type TinyServer } from "./upstreams";
 
 describe("upstreamUrlProblem", () => {
   it.each([

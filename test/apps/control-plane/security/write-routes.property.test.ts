@@ -3,8 +3,8 @@
 // was (row counts and a checksum of every row, read before and after each request).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestControlPlane, startTestControlPlane } from "../../../helpers/control-plane";
-import { type Operation, type Tokens, createTokens, openApiOperations, queryRows } from "./helpers";
+import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
+import { createTokens, type Operation, openApiOperations, queryRows, type Tokens } from "./helpers";
 
 /** Runs per write route; PROPERTY_RUNS=500 for a long soak. Bounded either way. */
 const RUNS = Math.max(1, Math.min(5000, Number(process.env.PROPERTY_RUNS ?? 30)));

@@ -5,8 +5,8 @@ import {
   getAdapter,
   openAiChatAdapter,
   PROTOCOLS,
-  parseSse,
   type ProbeTarget,
+  parseSse,
 } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
 

@@ -9,8 +9,8 @@ import {
   publishTable,
   type TableMember,
   type TableRoute,
-  tableKey,
   TOTAL_WEIGHT,
+  tableKey,
 } from "../../../../packages/core/src/tables/index";
 
 const factorArb = fc.oneof(fc.constantFrom(0, 0.1, 0.2, 0.5, 0.9, 1), fc.double({ min: 0, max: 1, noNaN: true }));

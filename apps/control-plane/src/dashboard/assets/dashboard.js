@@ -1,8 +1,6 @@
 // linewatch dashboard, in the browser: live times, charts (uPlot + small canvases), filters, and the
 // refresh loop. The server renders every number; this script only draws and keeps the page current.
 (() => {
-  "use strict";
-
   const body = document.body;
   /** Server clock minus browser clock, so "12 s ago" follows the control plane's time. */
   let offset = Number(body.dataset.now || Date.now()) - Date.now();
@@ -297,8 +295,8 @@
   function binRange(data, b) {
     if (b === 0) return "empty";
     const per = data.lengthBins / data.lengthDecades;
-    if (b > data.lengthBins) return "≥ " + fmtLen(Math.pow(10, data.lengthDecades));
-    return fmtLen(Math.ceil(Math.pow(10, (b - 1) / per))) + "–" + fmtLen(Math.floor(Math.pow(10, b / per)));
+    if (b > data.lengthBins) return "≥ " + fmtLen(10 ** data.lengthDecades);
+    return fmtLen(Math.ceil(10 ** ((b - 1) / per))) + "–" + fmtLen(Math.floor(10 ** (b / per)));
   }
   function fmtLen(n) {
     return n >= 1000 ? (n / 1000).toFixed(n >= 10000 ? 0 : 1).replace(/\.0$/, "") + "k" : String(n);
@@ -352,7 +350,7 @@
     ctx.textBaseline = "top";
     const per = data.lengthBins / data.lengthDecades;
     ctx.fillText("0", x0 + 0.3 * bw, lines.length * rh + 4);
-    for (let d = 0; d <= data.lengthDecades; d++) ctx.fillText(fmtLen(Math.pow(10, d)), x0 + (1 + d * per) * bw - 4, lines.length * rh + 4);
+    for (let d = 0; d <= data.lengthDecades; d++) ctx.fillText(fmtLen(10 ** d), x0 + (1 + d * per) * bw - 4, lines.length * rh + 4);
     ctx.fillText("n", x0 + bins * bw + 6, lines.length * rh + 4);
     canvas.onmousemove = (ev) => {
       const rect = canvas.getBoundingClientRect();

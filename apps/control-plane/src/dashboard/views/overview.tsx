@@ -2,8 +2,8 @@ import type { HealthState } from "@linewatch/core";
 import { LENGTH_BINS, LENGTH_DECADES } from "@linewatch/db";
 import type { FC } from "hono/jsx";
 import { type EventView, type LineView, type Overview, type RouteView, WINDOWS } from "../overview-data";
-import { type FormState, LineForm, SampleForm } from "./forms";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
+import { type FormState, LineForm, SampleForm } from "./forms";
 
 const STATE_ORDER: HealthState[] = ["cooldown", "degraded", "probation", "healthy", "drained", "disabled"];
 

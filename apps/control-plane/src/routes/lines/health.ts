@@ -1,21 +1,21 @@
 import { createRoute } from "@hono/zod-openapi";
 import {
-  type Health,
-  LINE_SCORE_WINDOW_MS,
   averageComponents,
   describeHealth,
+  type Health,
   initialHealth,
   isFastProbing,
+  LINE_SCORE_WINDOW_MS,
   lineScore,
   probeIntervalMs,
   probesPerDay,
 } from "@linewatch/core";
-import { type StoredProbeResult, getLineHealth, latestLineResults, probeSpend } from "@linewatch/db";
+import { getLineHealth, latestLineResults, probeSpend, type StoredProbeResult } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
 import { applicableSamples, linePolicy } from "../../registry-cache";
-import { IdParam, createRouter, errorResponses, isUuid, json } from "../common";
+import { createRouter, errorResponses, IdParam, isUuid, json } from "../common";
 import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
 
 const tags = ["lines"];

@@ -1,10 +1,10 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdminState } from "@linewatch/core";
-import { type LineWrite, deleteLine, getLine, getRouteRow, insertLine, isUniqueViolation, listLines, updateLine } from "@linewatch/db";
+import { deleteLine, getLine, getRouteRow, insertLine, isUniqueViolation, type LineWrite, listLines, updateLine } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { upstreamUrlProblem } from "../../url-guard";
-import { IdParam, createRouter, errorResponses, isUuid, json, jsonBody } from "../common";
+import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
 import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
 
 const tags = ["lines"];

@@ -1,18 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
+import { type AdminState, DEFAULT_HEALTH_POLICY, resolveHealthPolicy, routeWarnings, type Tier } from "@linewatch/core";
 import {
-  type RouteRow,
   deleteRoute,
   getRouteRow,
   insertRoute,
   isUniqueViolation,
   listRouteRows,
+  type RouteRow,
   routeMembers,
   routeReferences,
   updateRoute,
 } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { type AdminState, DEFAULT_HEALTH_POLICY, type Tier, resolveHealthPolicy, routeWarnings } from "@linewatch/core";
 import { createRouter, errorResponses, json, jsonBody } from "../common";
 import { RouteCreateSchema, RouteDeleteQuery, RouteListSchema, RouteNameParam, RoutePatchSchema, RouteSchema } from "./schema";
 

@@ -2,12 +2,10 @@ import { z } from "@hono/zod-openapi";
 import { ON_ALL_DOWN } from "@linewatch/core";
 import { NameSchema } from "../common";
 
-const PolicySchema = z
-  .record(z.string(), z.number())
-  .openapi({
-    description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)",
-    example: { cooldownBaseMs: 300000 },
-  });
+const PolicySchema = z.record(z.string(), z.number()).openapi({
+  description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)",
+  example: { cooldownBaseMs: 300000 },
+});
 
 export const RouteCreateSchema = z
   .strictObject({

@@ -1,18 +1,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { SampleExpect } from "@linewatch/core";
 import {
-  type SampleWrite,
   deleteSample,
   getRouteRow,
   getSample,
   insertSample,
   isUniqueViolation,
   listSamples,
+  type SampleWrite,
   updateSample,
 } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError } from "../../errors";
-import { IdParam, createRouter, errorResponses, isUuid, json, jsonBody } from "../common";
+import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
 import { SampleCreateSchema, SampleListSchema, SamplePatchSchema, SampleSchema } from "./schema";
 
 const tags = ["samples"];

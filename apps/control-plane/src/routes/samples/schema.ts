@@ -34,12 +34,10 @@ export const ExpectSchema = z
   })
   .openapi("SampleExpect");
 
-const RequestSchema = z
-  .record(z.string(), z.unknown())
-  .openapi({
-    description: "Protocol body without `model`; strings may hold {{nonce}} and {{now}}",
-    example: { messages: [{ role: "user", content: "Echo {{nonce}}" }], max_tokens: 50 },
-  });
+const RequestSchema = z.record(z.string(), z.unknown()).openapi({
+  description: "Protocol body without `model`; strings may hold {{nonce}} and {{now}}",
+  example: { messages: [{ role: "user", content: "Echo {{nonce}}" }], max_tokens: 50 },
+});
 
 const fields = {
   name: NameSchema.openapi({ example: "nonce-echo" }),

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { insertToken, isUniqueViolation, listActiveTokens, listTokens, revokeToken } from "@linewatch/db";
-import { BOOTSTRAP_PREFIX, ROLES, type TokenStore, generateToken, hashToken } from "../../auth";
+import { BOOTSTRAP_PREFIX, generateToken, hashToken, ROLES, type TokenStore } from "../../auth";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { NameSchema, createRouter, errorResponses, json, jsonBody } from "../common";
+import { createRouter, errorResponses, json, jsonBody, NameSchema } from "../common";
 
 const TokenCreateSchema = z.strictObject({ name: NameSchema, role: z.enum(ROLES) }).openapi("TokenCreate");
 const TokenSchema = z
