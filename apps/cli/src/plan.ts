@@ -144,7 +144,7 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
   const keys = new Map<string, { value: string; from: string } | null>();
   for (const l of file.lines) {
     const have = haveLines.get(l.spec.name);
-    const wanted = l.apiKeyEnv !== null && (!have || !have.hasApiKey || opts.updateKeys);
+    const wanted = l.apiKeyEnv !== null && (!have?.hasApiKey || opts.updateKeys);
     if (!wanted) continue;
     const value = opts.env(l.apiKeyEnv!);
     if (!value) problems.push({ field: `lines[${l.index}].apiKeyEnv`, message: `the environment variable ${l.apiKeyEnv} is not set` });

@@ -100,7 +100,7 @@ export function createWeightedPicker<T extends Weighted>(input: ReadonlyArray<T>
     let best = -1;
     let bestScore = Number.POSITIVE_INFINITY;
     for (let i = 0; i < n; i++) {
-      if (skip !== null && skip.includes(i)) continue;
+      if (skip?.includes(i)) continue;
       // Weighted rendezvous: -ln(u)/w is Exp(w); the smallest wins with probability w/Σw, and
       // removing a line only moves the keys it had won.
       const score = -Math.log(unitFromPair(k1, k2, seeds[i] as number)) * (invWeight[i] as number);

@@ -135,7 +135,7 @@ describe("GET /v1/lines/:id/health", () => {
     const h = (await res.json()) as Record<string, any>;
     expect(h.score).toBeGreaterThanOrEqual(90);
     expect(Object.keys(h.components).sort()).toEqual(["fields", "freshness", "latency", "length", "status"]);
-    expect(h.recent.length).toBeGreaterThanOrEqual(WARMUP * 4 > 20 ? 20 : WARMUP * 4);
+    expect(h.recent.length).toBeGreaterThanOrEqual(Math.min(WARMUP * 4 , 20));
     expect(h.recent[0].components).toBeDefined();
     expect(h.probing.samples.length).toBe(4);
     expect(h.probing.intervalSec).toBe(45);

@@ -145,7 +145,7 @@ export function parseSampleForm(values: FormValues): Parsed {
   if (body.request === undefined) {
     // Still run the schema for the other fields; request's own message is the one above.
     const rest = check(SampleCreateSchema, { ...body, request: {} }, toField, local);
-    if (!rest.ok) delete rest.errors["request"];
+    if (!rest.ok) delete rest.errors.request;
     return { ok: false, errors: rest.ok ? local : { ...rest.errors, ...local } };
   }
   return check(SampleCreateSchema, body, toField, local);

@@ -94,5 +94,5 @@ export function isSameOrigin(c: Context): boolean {
 
 /** Where to go after a form: only a path on this site (never `//elsewhere`). */
 export function safeNext(value: string | undefined, fallback = "/"): string {
-  return value && value.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : fallback;
+  return value?.startsWith("/") && !value.startsWith("//") && !value.startsWith("/\\") ? value : fallback;
 }

@@ -13,25 +13,25 @@
   // ---------- formatting (mirrors views/format.ts) ----------
   function fmtAgo(ms) {
     const s = Math.max(0, Math.round(ms / 1000));
-    if (s < 60) return s + " s";
+    if (s < 60) return `${s} s`;
     const m = Math.floor(s / 60);
-    if (m < 60) return m + " min";
+    if (m < 60) return `${m} min`;
     const h = Math.floor(m / 60);
-    if (h < 48) return h + " h";
-    return Math.floor(h / 24) + " d";
+    if (h < 48) return `${h} h`;
+    return `${Math.floor(h / 24)} d`;
   }
   function fmtRemaining(ms) {
     const s = Math.max(0, Math.ceil(ms / 1000));
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
     const sec = s % 60;
-    if (h > 0) return h + "h " + String(m).padStart(2, "0") + "m";
-    if (m > 0) return m + "m " + String(sec).padStart(2, "0") + "s";
-    return sec + "s";
+    if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+    if (m > 0) return `${m}m ${String(sec).padStart(2, "0")}s`;
+    return `${sec}s`;
   }
   const hhmm = (ms) => {
     const d = new Date(ms);
-    return String(d.getHours()).padStart(2, "0") + ":" + String(d.getMinutes()).padStart(2, "0");
+    return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
   };
   function tickTimes() {
     const now = serverNow();
@@ -59,8 +59,8 @@
   /** A canvas sized for its CSS box and the screen's pixel ratio. */
   function prepare(canvas, cssWidth, cssHeight) {
     const dpr = window.devicePixelRatio || 1;
-    canvas.style.width = cssWidth + "px";
-    canvas.style.height = cssHeight + "px";
+    canvas.style.width = `${cssWidth}px`;
+    canvas.style.height = `${cssHeight}px`;
     canvas.width = Math.round(cssWidth * dpr);
     canvas.height = Math.round(cssHeight * dpr);
     const ctx = canvas.getContext("2d");
@@ -88,7 +88,7 @@
   }
   /** Unless the operator picked lines: all of a small fleet, else the ones that look worst. */
   function chosenLines(data) {
-    const known = data.lines.filter((l) => state.selection && state.selection.has(l.name));
+    const known = data.lines.filter((l) => state.selection?.has(l.name));
     if (known.length > 0) return known;
     if (data.lines.length <= 8) return data.lines;
     const worst = (l) => {
@@ -132,7 +132,7 @@
     for (let i = 0; i < points; i++) xs.push((data.start + (i + 0.5) * data.bucketMs) / 1000);
     const aligned = [xs, ...chosen.map((l) => l.trend)];
     const width = Math.max(300, el.clientWidth);
-    const key = chosen.map((l) => l.name).join(",") + "|" + data.start + "|" + data.bucketMs + "|" + width;
+    const key = `${chosen.map((l) => l.name).join(",")}|${data.start}|${data.bucketMs}|${width}`;
     const empty = chosen.every((l) => l.trend.every((v) => v === null));
     const note = document.getElementById("trend-empty");
     if (note) note.hidden = !empty;
@@ -171,7 +171,7 @@
     const data = readJson("chart-data");
     const colorOf = new Map(chosen.map((l, i) => [l.name, PALETTE[i % PALETTE.length]]));
     for (const box of document.querySelectorAll("input.pick")) {
-      const line = data && data.lines[Number(box.closest("tr").dataset.i)];
+      const line = data?.lines[Number(box.closest("tr").dataset.i)];
       const c = line && colorOf.get(line.name);
       box.checked = !!c;
       box.style.accentColor = c || "";
@@ -235,16 +235,16 @@
     const [b, cb] = stops[j + 1];
     const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
     const c = ca.map((x, k) => Math.round(x + (cb[k] - x) * t));
-    return "rgb(" + c.join(",") + ")";
+    return `rgb(${c.join(",")})`;
   }
 
   function labelRow(ctx, text, y, rh) {
     ctx.fillStyle = "#1c2230";
-    ctx.font = (rh >= 14 ? 12 : 10) + "px system-ui, sans-serif";
+    ctx.font = `${rh >= 14 ? 12 : 10}px system-ui, sans-serif`;
     ctx.textBaseline = "middle";
     let t = text;
     while (ctx.measureText(t).width > LABEL_W - 10 && t.length > 3) t = t.slice(0, -2);
-    ctx.fillText(t === text ? t : t + "…", 0, y + rh / 2);
+    ctx.fillText(t === text ? t : `${t}…`, 0, y + rh / 2);
   }
 
   function drawHeatmap(data) {
@@ -286,7 +286,7 @@
           "–" +
           hhmm(data.start + (c + 1) * data.heatMs) +
           " · " +
-          (v === null ? "no probe" : v + "% of fields"),
+          (v === null ? "no probe" : `${v}% of fields`),
       );
     };
     canvas.onmouseleave = hideTip;
@@ -295,11 +295,11 @@
   function binRange(data, b) {
     if (b === 0) return "empty";
     const per = data.lengthBins / data.lengthDecades;
-    if (b > data.lengthBins) return "≥ " + fmtLen(10 ** data.lengthDecades);
-    return fmtLen(Math.ceil(10 ** ((b - 1) / per))) + "–" + fmtLen(Math.floor(10 ** (b / per)));
+    if (b > data.lengthBins) return `≥ ${fmtLen(10 ** data.lengthDecades)}`;
+    return `${fmtLen(Math.ceil(10 ** ((b - 1) / per)))}–${fmtLen(Math.floor(10 ** (b / per)))}`;
   }
   function fmtLen(n) {
-    return n >= 1000 ? (n / 1000).toFixed(n >= 10000 ? 0 : 1).replace(/\.0$/, "") + "k" : String(n);
+    return n >= 1000 ? `${(n / 1000).toFixed(n >= 10000 ? 0 : 1).replace(/\.0$/, "")}k` : String(n);
   }
 
   function drawLengths(data) {
@@ -358,7 +358,7 @@
       const b = Math.floor((ev.clientX - rect.left - x0) / bw);
       const l = lines[r];
       if (!l || b < 0 || b >= bins) return hideTip();
-      showTip(ev, l.name + " · " + binRange(data, b) + " chars · " + l.len[b] + " answers");
+      showTip(ev, `${l.name} · ${binRange(data, b)} chars · ${l.len[b]} answers`);
     };
     canvas.onmouseleave = hideTip;
   }
@@ -371,8 +371,8 @@
       document.body.appendChild(tip);
     }
     tip.textContent = text;
-    tip.style.left = ev.clientX + 12 + "px";
-    tip.style.top = ev.clientY + 12 + "px";
+    tip.style.left = `${ev.clientX + 12}px`;
+    tip.style.top = `${ev.clientY + 12}px`;
     tip.hidden = false;
   }
   function hideTip() {
@@ -394,7 +394,7 @@
     if (note) note.hidden = xs.length > 0;
     const aligned = [xs.map((t) => t / 1000), ...series];
     const width = Math.max(300, el.clientWidth);
-    const key = data.samples.join(",") + "|" + width;
+    const key = `${data.samples.join(",")}|${width}`;
     if (state.lineChart && state.lineChart.key === key) {
       state.lineChart.plot.setScale("x", { min: data.start / 1000, max: data.end / 1000 });
       state.lineChart.plot.setData(aligned, false);
@@ -441,7 +441,7 @@
       if (hit) shown++;
     }
     const count = document.getElementById("filter-count");
-    if (count) count.textContent = words.length ? shown + " of " + rows.length : "";
+    if (count) count.textContent = words.length ? `${shown} of ${rows.length}` : "";
     for (const chip of document.querySelectorAll(".summary .chip[data-state]"))
       chip.classList.toggle("on", words.length === 1 && words[0] === chip.dataset.state);
   }
@@ -467,7 +467,7 @@
 
   document.addEventListener("change", (ev) => {
     const t = ev.target;
-    if (t.matches && t.matches("input.pick")) {
+    if (t.matches?.("input.pick")) {
       const data = readJson("chart-data");
       if (!data) return;
       const line = data.lines[Number(t.closest("tr").dataset.i)];
@@ -478,7 +478,7 @@
       state.selection = current.size ? current : null;
       saveSelection();
       drawTrend(data);
-    } else if (t.matches && t.matches(".kinds input")) applyKinds();
+    } else if (t.matches?.(".kinds input")) applyKinds();
   });
   document.addEventListener("input", (ev) => {
     if (ev.target && ev.target.id === "line-filter") {
@@ -491,7 +491,7 @@
     }
   });
   document.addEventListener("click", (ev) => {
-    const chip = ev.target.closest && ev.target.closest(".summary .chip[data-state]");
+    const chip = ev.target.closest?.(".summary .chip[data-state]");
     const input = document.getElementById("line-filter");
     if (!chip || !input) return;
     input.value = input.value === chip.dataset.state ? "" : chip.dataset.state;
@@ -517,13 +517,13 @@
   }
   setInterval(() => {
     tickTimes();
-    if (live && !live.classList.contains("down")) liveText.textContent = "live · " + fmtAgo(Date.now() - lastUpdate);
+    if (live && !live.classList.contains("down")) liveText.textContent = `live · ${fmtAgo(Date.now() - lastUpdate)}`;
   }, 1000);
 
   /** Fetch this page again and swap the parts marked data-swap; inputs, scroll and charts stay. */
   async function refreshPanels() {
     const res = await fetch(location.pathname + location.search, { credentials: "same-origin", headers: { "x-linewatch-refresh": "1" } });
-    if (res.redirected || !res.ok) throw new Error("refresh " + res.status);
+    if (res.redirected || !res.ok) throw new Error(`refresh ${res.status}`);
     const doc = new DOMParser().parseFromString(await res.text(), "text/html");
     for (const fresh of doc.querySelectorAll("[data-swap][id]")) {
       const current = document.getElementById(fresh.id);
@@ -547,10 +547,10 @@
       try {
         const res = await fetch("/dashboard/state.json", { credentials: "same-origin", cache: "no-store" });
         if (res.status === 401) {
-          location.href = "/login?next=" + encodeURIComponent(location.pathname + location.search);
+          location.href = `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
           return;
         }
-        if (!res.ok) throw new Error("poll " + res.status);
+        if (!res.ok) throw new Error(`poll ${res.status}`);
         const s = await res.json();
         offset = s.now - Date.now();
         if (fingerprint !== s.fingerprint) await refreshPanels();
