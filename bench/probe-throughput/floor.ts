@@ -53,7 +53,7 @@ const start = Date.now();
 const items: Item[] = [];
 for (let l = 0; l < opts.lines; l++) {
   const offsets = sampleOffsetsMs(Math.floor(Math.random() * intervalMs), intervalMs, samples.length);
-  offsets.forEach((o, s) => items.push({ line: l, sample: s, at: start + o }));
+  for (const [s, o] of offsets.entries()) items.push({ line: l, sample: s, at: start + o });
 }
 items.sort((a, b) => a.at - b.at);
 // Equal intervals: rescheduling an item at `at + interval` keeps the queue sorted when appended.

@@ -214,7 +214,8 @@ async function runEngine(
     await proc.line("WINDOW-END");
     const pgMs = pg ? await pg.end() : null;
     // Backends report their counters at most once a second: let them.
-    const x1 = db === "postgres" ? (await new Promise((r) => setTimeout(r, 1200)), await xacts()) : 0;
+    if (db === "postgres") await new Promise((r) => setTimeout(r, 1200));
+    const x1 = db === "postgres" ? await xacts() : 0;
     const labMs = await labCpu.end();
     const result = JSON.parse(await proc.line("RESULT")) as EngineResult;
     await proc.exited;

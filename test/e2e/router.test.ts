@@ -23,7 +23,7 @@ const INTERVAL_SEC = 2;
 async function api(path: string, init: { method?: string; json?: unknown; token?: string } = {}) {
   const res = await cp!.request(path, { ...init, token: init.token ?? adminToken });
   if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<any>;
+  return res.json() as Promise<unknown>;
 }
 
 const client = (r: RunningRouter) => new OpenAI({ baseURL: `${r.url}/v1`, apiKey: "unused-by-the-router", maxRetries: 0, timeout: 15_000 });
@@ -54,7 +54,7 @@ beforeAll(async () => {
   // The first token ends the open mode: from here on every call carries one.
   const admin = await (await cp.request("/v1/tokens", { method: "POST", json: { name: "e2e-admin", role: "admin" } })).json();
   adminToken = (admin as { token: string }).token;
-  routerToken = (await api("/v1/tokens", { method: "POST", json: { name: "e2e-router", role: "router" } })).token;
+  routerToken = ((await api("/v1/tokens", { method: "POST", json: { name: "e2e-router", role: "router" } })) as { token: string }).token;
   await api("/v1/routes", { method: "POST", json: { name: ROUTE, freeShareCap: 0.4 } });
   for (const [name, tier] of [
     ["paid-a", "paid"],

@@ -59,7 +59,8 @@ export async function createLines(cp: Api, route: string, specs: LineSpec[]): Pr
 
 export async function getTable(cp: Api, route: string): Promise<{ status: number; etag: string | null; body: TableBody | null }> {
   const res = await cp.request(`/v1/tables/${route}`);
-  const body = res.status === 200 ? ((await res.json()) as TableBody) : (await res.text(), null);
+  // Read the body either way, so the response is finished before the next request.
+  const body = res.status === 200 ? ((await res.json()) as TableBody) : await res.text().then(() => null);
   return { status: res.status, etag: res.headers.get("etag"), body };
 }
 

@@ -10,6 +10,7 @@ import {
   computeBaseline,
   fillTemplate,
   openAiChatAdapter,
+  type ProbeObservation,
   type SampleExpect,
   scoreProbe,
 } from "../../packages/core/src/index";
@@ -65,7 +66,7 @@ export class LabUpstream {
     const history = this.history.get(sample.name) ?? [];
     const baseline = computeBaseline(history);
     const timedOut = latencyMs > sample.timeoutMs;
-    let observation;
+    let observation: ProbeObservation;
     if (timedOut) {
       observation = {
         status: null,

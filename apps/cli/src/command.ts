@@ -16,6 +16,12 @@ export interface Command {
   run(ctx: Context, args: string[]): Promise<void>;
 }
 
+/** A positional the command's `min` requires: run() checks the count before it calls the command. */
+export function requireArg(arg: string | undefined): string {
+  if (arg === undefined) throw new Error("a required positional is missing: run() checks `min` before calling a command");
+  return arg;
+}
+
 /**
  * Relay an API validation error in the command line's terms: `baseUrl: must be an http(s) URL`
  * gains `(--base-url)` when the body was built from that option.

@@ -133,25 +133,26 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
         });
     });
   }
-  file.samples.forEach((s, i) =>
+  for (const [i, s] of file.samples.entries()) {
     s.routes.forEach((r, j) => {
       if (!routeAfter(r))
         problems.push({ field: `samples[${i}].routes[${j}]`, message: `no route ${JSON.stringify(r)}: add it under routes:` });
-    }),
-  );
+    });
+  }
 
   // Keys: sent to a line that has none (or to every line with --update-keys); never compared, never shown.
   const keys = new Map<string, { value: string; from: string } | null>();
   for (const l of file.lines) {
     const have = haveLines.get(l.spec.name);
-    const wanted = l.apiKeyEnv !== null && (!have?.hasApiKey || opts.updateKeys);
+    const env = l.apiKeyEnv;
+    const wanted = env !== null && (!have?.hasApiKey || opts.updateKeys);
     if (!wanted) continue;
-    const value = opts.env(l.apiKeyEnv!);
-    if (!value) problems.push({ field: `lines[${l.index}].apiKeyEnv`, message: `the environment variable ${l.apiKeyEnv} is not set` });
-    else keys.set(l.spec.name, { value, from: l.apiKeyEnv! });
+    const value = opts.env(env);
+    if (!value) problems.push({ field: `lines[${l.index}].apiKeyEnv`, message: `the environment variable ${env} is not set` });
+    else keys.set(l.spec.name, { value, from: env });
   }
-  if (problems.length > 0) {
-    const first = problems[0]!;
+  const [first] = problems;
+  if (first) {
     throw new InvalidInput(`${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`, problems);
   }
 

@@ -89,16 +89,22 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
   };
 
   const routes: RouteSpec[] = [];
-  list("routes").forEach((entry, i) => {
+  for (const [i, entry] of list("routes").entries()) {
     const r = RouteCreateSchema.safeParse(entry);
-    if (!r.success) return void problems.push(...zodProblems(`routes[${i}]`, r.error));
+    if (!r.success) {
+      problems.push(...zodProblems(`routes[${i}]`, r.error));
+      continue;
+    }
     problems.push(...policyProblems(`routes[${i}]`, r.data.policy));
     routes.push({ name: r.data.name, freeShareCap: r.data.freeShareCap, onAllDown: r.data.onAllDown, policy: r.data.policy ?? null });
-  });
+  }
 
   const lines: DesiredLine[] = [];
-  list("lines").forEach((entry, i) => {
-    if (!isRecord(entry)) return void problems.push({ field: `lines[${i}]`, message: "must be a mapping" });
+  for (const [i, entry] of list("lines").entries()) {
+    if (!isRecord(entry)) {
+      problems.push({ field: `lines[${i}]`, message: "must be a mapping" });
+      continue;
+    }
     const { apiKeyEnv, apiKey, ...rest } = entry;
     if (apiKey !== undefined)
       problems.push({
@@ -109,7 +115,10 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
       problems.push({ field: `lines[${i}].apiKeyEnv`, message: "must be the name of an environment variable" });
     }
     const r = LineCreateSchema.safeParse(rest);
-    if (!r.success) return void problems.push(...zodProblems(`lines[${i}]`, r.error));
+    if (!r.success) {
+      problems.push(...zodProblems(`lines[${i}]`, r.error));
+      continue;
+    }
     const { adminState, apiKey: _none, ...spec } = r.data;
     lines.push({
       spec,
@@ -117,14 +126,17 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
       apiKeyEnv: typeof apiKeyEnv === "string" ? apiKeyEnv : null,
       index: i,
     });
-  });
+  }
 
   const samples: SampleSpec[] = [];
-  list("samples").forEach((entry, i) => {
+  for (const [i, entry] of list("samples").entries()) {
     const r = SampleCreateSchema.safeParse(entry);
-    if (!r.success) return void problems.push(...zodProblems(`samples[${i}]`, r.error));
+    if (!r.success) {
+      problems.push(...zodProblems(`samples[${i}]`, r.error));
+      continue;
+    }
     samples.push(r.data);
-  });
+  }
 
   for (const [key, names] of [
     ["routes", routes.map((r) => r.name)],
@@ -139,8 +151,8 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
     });
   }
 
-  if (problems.length > 0) {
-    const first = problems[0]!;
+  const [first] = problems;
+  if (first) {
     throw new InvalidInput(
       `${source}: ${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`,
       problems,

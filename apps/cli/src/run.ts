@@ -26,7 +26,7 @@ export const COMMANDS: Command[] = [
   ...applyCommands,
 ];
 
-const GROUPS = [...new Set(COMMANDS.filter((c) => c.name.includes(" ")).map((c) => c.name.split(" ")[0]!))];
+const GROUPS = [...new Set(COMMANDS.flatMap((c) => (c.name.includes(" ") ? c.name.split(" ", 1) : [])))];
 
 function usageLine(c: Command): string {
   const opts = (c.options ?? []).length > 0 ? " [options]" : "";
@@ -114,7 +114,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
     const found = findCommand(parsed.positionals);
     if (!found) {
-      const group = parsed.positionals[0]!;
+      const group = parsed.positionals[0];
+      if (group === undefined) throw new Error("no positionals: handled above, before looking for a command");
       if (GROUPS.includes(group)) {
         const subs = COMMANDS.filter((c) => c.name.startsWith(`${group} `)).map((c) => c.name.split(" ")[1]);
         throw new UsageError(

@@ -66,7 +66,8 @@ export async function startDemo(deps: AppDeps, engine: Engine, port = 8790): Pro
     const index = SCRIPT.reduce((at, s, i) => (minute >= s.atMin ? i : at), 0);
     if (index === current) return;
     current = index;
-    const s = SCRIPT[index]!;
+    const s = SCRIPT[index];
+    if (!s) throw new Error(`demo: no script step ${index} (the index comes from SCRIPT itself)`);
     lab.setMode("free-b", s.mode);
     deps.logger.info(`demo: ${s.note}`, { line: "free-b", mode: s.mode });
   };

@@ -36,12 +36,12 @@ function parseKey(text: string, name: string): Buffer {
 }
 
 export function createSecretBox(currentKey: string, previousKey?: string): SecretBox {
-  const keys = [parseKey(currentKey, "LINEWATCH_SECRET_KEY")];
+  const current = parseKey(currentKey, "LINEWATCH_SECRET_KEY");
+  const keys = [current];
   if (previousKey) {
     const previous = parseKey(previousKey, "LINEWATCH_SECRET_KEY_PREVIOUS");
-    if (!previous.equals(keys[0]!)) keys.push(previous);
+    if (!previous.equals(current)) keys.push(previous);
   }
-  const [current] = keys as [Buffer];
 
   const open = (key: Buffer, sealed: string): string => {
     const [version, iv, tag, data] = sealed.split(":");

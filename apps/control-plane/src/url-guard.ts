@@ -82,7 +82,8 @@ export function compileAllowList(allowed: readonly string[]): UpstreamAllowList 
     const slash = entry.indexOf("/");
     if (slash !== -1) {
       const net = entry.slice(0, slash);
-      list.addresses.addSubnet(net, Number(entry.slice(slash + 1)), family(net)!);
+      const netType = family(net); // allowEntryProblem passed the entry: an address before the slash
+      if (netType) list.addresses.addSubnet(net, Number(entry.slice(slash + 1)), netType);
       continue;
     }
     const host = normalizeHost(entry);

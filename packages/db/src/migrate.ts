@@ -16,8 +16,10 @@ export async function migrateDb(database: Database, url?: string): Promise<void>
     await migratePglite(database.db as unknown as PgliteDatabase, { migrationsFolder });
     return;
   }
+  // createDb picks PostgreSQL only when it has a url, and passes it here.
+  if (!url) throw new Error("migrateDb: a PostgreSQL database needs its url to migrate");
   // Replicas may start together: one connection holds an advisory lock while it migrates.
-  const client = postgres(url!, { max: 1, onnotice: () => {} });
+  const client = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK})`;
     await migratePostgres(drizzlePostgres({ client }), { migrationsFolder });

@@ -44,7 +44,10 @@ export async function handleAdminRequest(ctx: AdminContext, segments: string[], 
 }
 
 function lineStatus(ctx: AdminContext, line: VirtualLine, req: IncomingMessage, res: ServerResponse): void {
-  if (req.method !== "GET") return notAllowed(res, "GET");
+  if (req.method !== "GET") {
+    notAllowed(res, "GET");
+    return;
+  }
   sendJson(res, 200, { ...line.stats(), baseUrl: ctx.baseUrl(line.name) });
 }
 

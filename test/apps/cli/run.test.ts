@@ -7,7 +7,17 @@ import { COMMANDS, run } from "../../../apps/cli/src/run";
 async function runCli(argv: string[], env: Record<string, string> = {}) {
   let stdout = "";
   let stderr = "";
-  const code = await run(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), env, cwd: process.cwd() });
+  const io = {
+    stdout: (t: string) => {
+      stdout += t;
+    },
+    stderr: (t: string) => {
+      stderr += t;
+    },
+    env,
+    cwd: process.cwd(),
+  };
+  const code = await run(argv, io);
   return { code, stdout, stderr };
 }
 

@@ -6,184 +6,10 @@ import { createMetrics } from "../../../apps/control-plane/src/metrics";
 import { createLine, createRoute, eventually, probeNow } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
+import { type Family, parseExposition } from "./exposition";
 
 // GET /metrics: checked by promtool (Debian's `prometheus` package; .ci/run installs it) and by a
-// strict parser of the text format written here, which also lets the tests read the values.
-
-// ---------------------------------------------------------------------------------------------
-// Prometheus text exposition format 0.0.4, strictly.
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-interface Family {
-  name: string;
-  type: string;
-  help: string;
-  samples: Sample[];
-}
-
-const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const TYPES = new Set(["counter", "gauge", "histogram", "summary", "untyped"]);
-
-function parseValue(s: string, where: string): number {
-  if (s === "+Inf") return Number.POSITIVE_INFINITY;
-  if (s === "-Inf") return Number.NEGATIVE_INFINITY;
-  if (s === "NaN") return Number.NaN;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) throw new Error(`${where}: bad value ${JSON.stringify(s)}`);
-  return Number(s);
-}
-
-/** Parse `{a="x",b="y\"z"}` starting at `i`; returns the labels and the index after `}`. */
-function parseLabels(line: string, start: number, where: string): [Record<string, string>, number] {
-  const labels: Record<string, string> = {};
-  let i = start + 1;
-  for (;;) {
-    if (line[i] === "}") return [labels, i + 1];
-    const eq = line.indexOf("=", i);
-    if (eq < 0) throw new Error(`${where}: label without '='`);
-    const name = line.slice(i, eq);
-    if (!LABEL_NAME.test(name) || name.startsWith("__")) throw new Error(`${where}: bad label name ${JSON.stringify(name)}`);
-    if (name in labels) throw new Error(`${where}: label ${name} twice`);
-    if (line[eq + 1] !== '"') throw new Error(`${where}: label value of ${name} not quoted`);
-    let value = "";
-    let j = eq + 2;
-    for (;;) {
-      const c = line[j];
-      if (c === undefined) throw new Error(`${where}: unterminated label value`);
-      if (c === '"') break;
-      if (c === "\\") {
-        const e = line[j + 1];
-        if (e === "\\") value += "\\";
-        else if (e === '"') value += '"';
-        else if (e === "n") value += "\n";
-        else throw new Error(`${where}: bad escape \\${e}`);
-        j += 2;
-      } else {
-        value += c;
-        j += 1;
-      }
-    }
-    labels[name] = value;
-    i = j + 1;
-    if (line[i] === ",") i += 1;
-    else if (line[i] !== "}") throw new Error(`${where}: expected ',' or '}' after label ${name}`);
-  }
-}
-
-/** The family a sample belongs to, given the families declared so far. */
-function familyOf(name: string, families: Map<string, Family>): string {
-  for (const suffix of ["_bucket", "_sum", "_count"]) {
-    const base = name.slice(0, -suffix.length);
-    if (name.endsWith(suffix) && ["histogram", "summary"].includes(families.get(base)?.type ?? "")) return base;
-  }
-  return name;
-}
-
-export function parseExposition(text: string): Map<string, Family> {
-  const families = new Map<string, Family>();
-  const closed = new Set<string>();
-  const series = new Set<string>();
-  let current: string | null = null;
-  if (!text.endsWith("\n")) throw new Error("exposition must end with a newline");
-  text.split("\n").forEach((line, n) => {
-    const where = `line ${n + 1}`;
-    if (line === "") return;
-    const enter = (name: string) => {
-      if (current !== name) {
-        if (closed.has(name)) throw new Error(`${where}: samples of ${name} are not grouped together`);
-        if (current) closed.add(current);
-        current = name;
-      }
-    };
-    if (line.startsWith("#")) {
-      const m = /^# (HELP|TYPE) (\S+)(?: (.*))?$/.exec(line);
-      if (!m) return; // other comments are allowed
-      const [, kind, name, rest = ""] = m as unknown as [string, string, string, string | undefined];
-      if (!METRIC_NAME.test(name)) throw new Error(`${where}: bad metric name ${name}`);
-      enter(name);
-      const f = families.get(name) ?? { name, type: "untyped", help: "", samples: [] };
-      families.set(name, f);
-      if (kind === "HELP") {
-        if (f.help) throw new Error(`${where}: second HELP for ${name}`);
-        f.help = rest;
-      } else {
-        if (!TYPES.has(rest)) throw new Error(`${where}: unknown type ${rest}`);
-        if (f.samples.length > 0) throw new Error(`${where}: TYPE of ${name} after its samples`);
-        f.type = rest;
-      }
-      return;
-    }
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line);
-    if (!m) throw new Error(`${where}: bad sample line ${JSON.stringify(line)}`);
-    const name = m[1]!;
-    let i = name.length;
-    let labels: Record<string, string> = {};
-    if (line[i] === "{") [labels, i] = parseLabels(line, i, where);
-    if (line[i] !== " ") throw new Error(`${where}: expected a space before the value`);
-    const [valueText, timestamp, extra] = line.slice(i + 1).split(" ");
-    if (extra !== undefined || (timestamp !== undefined && !/^-?\d+$/.test(timestamp))) throw new Error(`${where}: trailing garbage`);
-    const value = parseValue(valueText ?? "", where);
-    const family = familyOf(name, families);
-    enter(family);
-    const f = families.get(family) ?? { name: family, type: "untyped", help: "", samples: [] };
-    families.set(family, f);
-    const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`;
-    if (series.has(key)) throw new Error(`${where}: duplicate series ${key}`);
-    series.add(key);
-    f.samples.push({ name, labels, value });
-  });
-  for (const f of families.values()) checkFamily(f);
-  return families;
-}
-
-function checkFamily(f: Family): void {
-  const bad = (msg: string) => new Error(`${f.name}: ${msg}`);
-  if (!f.help) throw bad("no HELP");
-  if (f.type === "counter") {
-    if (!f.name.endsWith("_total")) throw bad("a counter's name must end in _total");
-    for (const s of f.samples) {
-      if (s.name !== f.name) throw bad(`unexpected sample ${s.name}`);
-      if (!(s.value >= 0)) throw bad("a counter must not be negative");
-    }
-  } else if (f.name.endsWith("_total")) throw bad("only counters end in _total");
-  if (f.type === "gauge" || f.type === "untyped") {
-    for (const s of f.samples) if (s.name !== f.name) throw bad(`unexpected sample ${s.name}`);
-  }
-  if (f.type === "histogram") {
-    const groups = new Map<string, { buckets: [number, number][]; sum?: number; count?: number }>();
-    for (const s of f.samples) {
-      const { le, ...rest } = s.labels;
-      const key = JSON.stringify(Object.entries(rest).sort());
-      const g = groups.get(key) ?? { buckets: [] };
-      groups.set(key, g);
-      if (s.name === `${f.name}_bucket`) {
-        if (le === undefined) throw bad("bucket without le");
-        g.buckets.push([parseValue(le, f.name), s.value]);
-      } else if (s.name === `${f.name}_sum`) g.sum = s.value;
-      else if (s.name === `${f.name}_count`) g.count = s.value;
-      else throw bad(`unexpected sample ${s.name}`);
-      if (s.name !== `${f.name}_bucket` && le !== undefined) throw bad("le outside a bucket");
-    }
-    for (const [key, g] of groups) {
-      const last = g.buckets.at(-1);
-      if (!last || last[0] !== Number.POSITIVE_INFINITY) throw bad(`${key}: no +Inf bucket`);
-      if (g.count === undefined || g.sum === undefined) throw bad(`${key}: no _sum or _count`);
-      if (last[1] !== g.count) throw bad(`${key}: +Inf bucket differs from _count`);
-      for (let i = 1; i < g.buckets.length; i++) {
-        const [le0, c0] = g.buckets[i - 1]!;
-        const [le1, c1] = g.buckets[i]!;
-        if (!(le1 > le0)) throw bad(`${key}: buckets not in increasing le`);
-        if (c1 < c0) throw bad(`${key}: bucket counts not cumulative`);
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
+// strict parser of the text format (exposition.ts), which also lets the tests read the values.
 
 const promtool = spawnSync("promtool", ["--version"], { encoding: "utf8" }).status === 0;
 
@@ -195,7 +21,7 @@ function promtoolCheck(text: string): { status: number | null; output: string } 
 
 const values = (f: Map<string, Family>, family: string, sampleName = family) =>
   f.get(family)?.samples.filter((s) => s.name === sampleName) ?? [];
-const valueOf = (f: Map<string, Family>, family: string, labels: Record<string, string>, sampleName = family) =>
+const sampleValue = (f: Map<string, Family>, family: string, labels: Record<string, string>, sampleName = family) =>
   values(f, family, sampleName).find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
 /** Label names the control plane's own series may carry: bounded sets and names from the registry. */
@@ -269,36 +95,41 @@ describe("GET /metrics", () => {
     const { families } = await scrape();
     const samples = ["json-fields", "long-explainer", "nonce-echo", "travel-minutes"];
     for (const sample of samples) {
-      const passes = valueOf(families, "linewatch_probes_total", { line: "good", sample, outcome: "pass" }) ?? 0;
-      const fails = valueOf(families, "linewatch_probes_total", { line: "good", sample, outcome: "fail" }) ?? 0;
+      const passes = sampleValue(families, "linewatch_probes_total", { line: "good", sample, outcome: "pass" }) ?? 0;
+      const fails = sampleValue(families, "linewatch_probes_total", { line: "good", sample, outcome: "fail" }) ?? 0;
       expect(passes + fails, sample).toBe(3);
       expect(
-        valueOf(families, "linewatch_probe_duration_seconds", { line: "good", sample }, "linewatch_probe_duration_seconds_count"),
+        sampleValue(families, "linewatch_probe_duration_seconds", { line: "good", sample }, "linewatch_probe_duration_seconds_count"),
       ).toBe(3);
     }
     expect(
-      valueOf(families, "linewatch_probe_content_length_characters", { line: "good" }, "linewatch_probe_content_length_characters_count"),
+      sampleValue(
+        families,
+        "linewatch_probe_content_length_characters",
+        { line: "good" },
+        "linewatch_probe_content_length_characters_count",
+      ),
     ).toBe(12);
     // Empty answers land in the le="0" bucket; a healthy line gives none.
     expect(
-      valueOf(
+      sampleValue(
         families,
         "linewatch_probe_content_length_characters",
         { line: "good", le: "0" },
         "linewatch_probe_content_length_characters_bucket",
       ),
     ).toBe(0);
-    const fieldsSum = valueOf(
+    const fieldsSum = sampleValue(
       families,
       "linewatch_probe_field_completeness_ratio",
       { line: "good" },
       "linewatch_probe_field_completeness_ratio_sum",
     )!;
     expect(fieldsSum / 12).toBeGreaterThan(0.9);
-    expect(valueOf(families, "linewatch_probe_tokens_total", { line: "good" })).toBeGreaterThan(0);
-    expect(valueOf(families, "linewatch_probes_in_flight", {})).toBe(0);
+    expect(sampleValue(families, "linewatch_probe_tokens_total", { line: "good" })).toBeGreaterThan(0);
+    expect(sampleValue(families, "linewatch_probes_in_flight", {})).toBe(0);
     // Probes asked for by hand have no due time, so no lateness.
-    expect(valueOf(families, "linewatch_probe_lateness_seconds", {}, "linewatch_probe_lateness_seconds_count")).toBe(0);
+    expect(sampleValue(families, "linewatch_probe_lateness_seconds", {}, "linewatch_probe_lateness_seconds_count")).toBe(0);
   });
 
   it("observes how late each claimed probe started after its due time", async () => {
@@ -318,12 +149,12 @@ describe("GET /metrics", () => {
       await behind.engine.prober.drain();
       const { families } = await scrape(behind);
       const metric = "linewatch_probe_lateness_seconds";
-      expect(valueOf(families, metric, {}, `${metric}_count`)).toBe(4);
-      const sum = valueOf(families, metric, {}, `${metric}_sum`)!;
+      expect(sampleValue(families, metric, {}, `${metric}_count`)).toBe(4);
+      const sum = sampleValue(families, metric, {}, `${metric}_sum`)!;
       expect(sum).toBeGreaterThan(4 * 60);
       expect(sum).toBeLessThanOrEqual(4 * 100);
-      expect(valueOf(families, metric, { le: "60" }, `${metric}_bucket`)).toBe(0);
-      expect(valueOf(families, metric, { le: "120" }, `${metric}_bucket`)).toBe(4);
+      expect(sampleValue(families, metric, { le: "60" }, `${metric}_bucket`)).toBe(0);
+      expect(sampleValue(families, metric, { le: "120" }, `${metric}_bucket`)).toBe(4);
     } finally {
       await behind.stop();
       await behind.testDb.dispose();
@@ -342,18 +173,18 @@ describe("GET /metrics", () => {
       score: number;
       weightFactor: number;
     };
-    expect(valueOf(families, "linewatch_line_state", { line: "good", state: health.state })).toBe(1);
+    expect(sampleValue(families, "linewatch_line_state", { line: "good", state: health.state })).toBe(1);
     expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good" && s.value === 1)).toHaveLength(1);
     expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good")).toHaveLength(6);
-    expect(valueOf(families, "linewatch_line_score", { line: "good" })).toBeCloseTo(health.score, 6);
-    expect(valueOf(families, "linewatch_line_weight_factor_ratio", { line: "good" })).toBe(health.weightFactor);
-    expect(valueOf(families, "linewatch_line_info", { line: "good", tier: "paid", protocol: "openai-chat" })).toBe(1);
-    expect(valueOf(families, "linewatch_table_version", { route: "chat" })).toBe(table.version);
-    expect(valueOf(families, "linewatch_table_mode", { route: "chat", mode: table.mode })).toBe(1);
-    for (const l of table.lines) expect(valueOf(families, "linewatch_line_weight", { route: "chat", line: l.name })).toBe(l.weight);
-    const publishedAt = valueOf(families, "linewatch_table_published_timestamp_seconds", { route: "chat" })!;
+    expect(sampleValue(families, "linewatch_line_score", { line: "good" })).toBeCloseTo(health.score, 6);
+    expect(sampleValue(families, "linewatch_line_weight_factor_ratio", { line: "good" })).toBe(health.weightFactor);
+    expect(sampleValue(families, "linewatch_line_info", { line: "good", tier: "paid", protocol: "openai-chat" })).toBe(1);
+    expect(sampleValue(families, "linewatch_table_version", { route: "chat" })).toBe(table.version);
+    expect(sampleValue(families, "linewatch_table_mode", { route: "chat", mode: table.mode })).toBe(1);
+    for (const l of table.lines) expect(sampleValue(families, "linewatch_line_weight", { route: "chat", line: l.name })).toBe(l.weight);
+    const publishedAt = sampleValue(families, "linewatch_table_published_timestamp_seconds", { route: "chat" })!;
     expect(Math.abs(publishedAt - Date.now() / 1000)).toBeLessThan(600);
-    expect(valueOf(families, "linewatch_database_up", {})).toBe(1);
+    expect(sampleValue(families, "linewatch_database_up", {})).toBe(1);
   });
 
   it("includes the process metrics in the same registry", async () => {
@@ -385,33 +216,33 @@ describe("GET /metrics", () => {
     const { families } = await scrape();
     const health = (await (await cp.request(`/v1/lines/${ids.bad}/health`)).json()) as { state: string; score: number };
     expect(health.state).toBe("cooldown");
-    expect(valueOf(families, "linewatch_line_state", { line: "bad", state: "cooldown" })).toBe(1);
-    expect(valueOf(families, "linewatch_line_state", { line: "bad", state: "healthy" })).toBe(0);
-    expect(valueOf(families, "linewatch_line_weight", { route: "chat", line: "bad" })).toBe(0);
-    expect(valueOf(families, "linewatch_line_weight", { route: "chat", line: "good" })).toBe(10_000);
-    expect(valueOf(families, "linewatch_probes_total", { line: "bad", sample: "nonce-echo", outcome: "http_status" })).toBe(3);
-    expect(valueOf(families, "linewatch_line_weight_factor_ratio", { line: "bad" })).toBe(0);
+    expect(sampleValue(families, "linewatch_line_state", { line: "bad", state: "cooldown" })).toBe(1);
+    expect(sampleValue(families, "linewatch_line_state", { line: "bad", state: "healthy" })).toBe(0);
+    expect(sampleValue(families, "linewatch_line_weight", { route: "chat", line: "bad" })).toBe(0);
+    expect(sampleValue(families, "linewatch_line_weight", { route: "chat", line: "good" })).toBe(10_000);
+    expect(sampleValue(families, "linewatch_probes_total", { line: "bad", sample: "nonce-echo", outcome: "http_status" })).toBe(3);
+    expect(sampleValue(families, "linewatch_line_weight_factor_ratio", { line: "bad" })).toBe(0);
     // The score fell from ~100 by far more than 20 points within minutes: one trend alert, as the timeline has it.
     const events = (await (await cp.request("/v1/events?kind=trend_alert")).json()) as { events: { lineId: string }[] };
     const alerts = events.events.filter((e) => e.lineId === ids.bad).length;
     expect(alerts).toBeGreaterThan(0);
-    expect(valueOf(families, "linewatch_trend_alerts_total", { line: "bad" })).toBe(alerts);
-    expect(valueOf(families, "linewatch_trend_alerts_total", { line: "good" })).toBe(0);
+    expect(sampleValue(families, "linewatch_trend_alerts_total", { line: "bad" })).toBe(alerts);
+    expect(sampleValue(families, "linewatch_trend_alerts_total", { line: "good" })).toBe(0);
   });
 
   it("shows a drain at once, and drops every series of a deleted line", async () => {
     let res = await cp.request(`/v1/lines/${ids.good}`, { method: "PATCH", json: { adminState: "drained" } });
     expect(res.status).toBe(200);
     let { families } = await scrape();
-    expect(valueOf(families, "linewatch_line_state", { line: "good", state: "drained" })).toBe(1);
-    expect(valueOf(families, "linewatch_line_weight_factor_ratio", { line: "good" })).toBe(0);
+    expect(sampleValue(families, "linewatch_line_state", { line: "good", state: "drained" })).toBe(1);
+    expect(sampleValue(families, "linewatch_line_weight_factor_ratio", { line: "good" })).toBe(0);
 
     res = await cp.request(`/v1/lines/${ids.bad}`, { method: "DELETE" });
     expect(res.status).toBe(204);
     ({ families } = await scrape());
     const left = [...families.values()].flatMap((f) => f.samples.filter((s) => s.labels.line === "bad").map((s) => s.name));
     expect(left).toEqual([]);
-    expect(valueOf(families, "linewatch_probes_total", { line: "good", sample: "nonce-echo", outcome: "pass" })).toBeGreaterThan(0);
+    expect(sampleValue(families, "linewatch_probes_total", { line: "good", sample: "nonce-echo", outcome: "pass" })).toBeGreaterThan(0);
   });
 
   it.skipIf(!process.env.DATABASE_URL)("reports the same state from another replica on the same database", async () => {
@@ -454,7 +285,7 @@ describe("createMetrics", () => {
     new Gauge({ name: "linewatch_test_not_a_number", help: "NaN on purpose.", registers: [metrics.registry] }).set(Number.NaN);
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/^linewatch_test_not_a_number NaN$/m);
-    expect(valueOf(parseExposition(text), "linewatch_test_not_a_number", {})).toBeNaN();
+    expect(sampleValue(parseExposition(text), "linewatch_test_not_a_number", {})).toBeNaN();
   });
 
   it("still answers, with linewatch_database_up 0, when the database cannot be read", async () => {
@@ -464,8 +295,8 @@ describe("createMetrics", () => {
       { processMetrics: false },
     );
     const families = parseExposition(await metrics.registry.metrics());
-    expect(valueOf(families, "linewatch_database_up", {})).toBe(0);
-    expect(valueOf(families, "linewatch_probes_in_flight", {})).toBe(2);
+    expect(sampleValue(families, "linewatch_database_up", {})).toBe(0);
+    expect(sampleValue(families, "linewatch_probes_in_flight", {})).toBe(2);
     expect(values(families, "linewatch_line_state")).toEqual([]);
     if (promtool) expect(promtoolCheck(await metrics.registry.metrics()).status).toBe(0);
   });

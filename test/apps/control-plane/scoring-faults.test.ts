@@ -1,5 +1,6 @@
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LineHealth } from "../../../apps/cli/src/types";
 import { bySample, createLine, createRoute, probeNow, type ResultView } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
@@ -132,11 +133,11 @@ describe("GET /v1/lines/:id/health", () => {
   it("shows the score, averaged components, recent results and what probing costs", async () => {
     const res = await cp.request(`/v1/lines/${ids.ok}/health`);
     expect(res.status).toBe(200);
-    const h = (await res.json()) as Record<string, any>;
+    const h = (await res.json()) as LineHealth;
     expect(h.score).toBeGreaterThanOrEqual(90);
-    expect(Object.keys(h.components).sort()).toEqual(["fields", "freshness", "latency", "length", "status"]);
-    expect(h.recent.length).toBeGreaterThanOrEqual(Math.min(WARMUP * 4 , 20));
-    expect(h.recent[0].components).toBeDefined();
+    expect(Object.keys(h.components ?? {}).sort()).toEqual(["fields", "freshness", "latency", "length", "status"]);
+    expect(h.recent.length).toBeGreaterThanOrEqual(Math.min(WARMUP * 4, 20));
+    expect(h.recent[0]?.components).toBeDefined();
     expect(h.probing.samples.length).toBe(4);
     expect(h.probing.intervalSec).toBe(45);
     expect(h.probing.probesPerDay).toBe(Math.round((86400 / 45) * 4));
@@ -144,9 +145,9 @@ describe("GET /v1/lines/:id/health", () => {
     expect(h.probing.last24h.tokens).toBeGreaterThan(0);
     expect(h.probing.tokensPerDay).toBeGreaterThan(0);
 
-    const bad = (await (await cp.request(`/v1/lines/${ids.errors}/health`)).json()) as Record<string, any>;
-    expect(bad.score).toBeLessThan(h.score);
-    expect(bad.recent[0].hardFailure).toBe(true);
+    const bad = (await (await cp.request(`/v1/lines/${ids.errors}/health`)).json()) as LineHealth;
+    expect(bad.score).toBeLessThan(h.score!);
+    expect(bad.recent[0]?.hardFailure).toBe(true);
   });
 
   it("answers 404 for an unknown line", async () => {

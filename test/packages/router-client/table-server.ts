@@ -93,28 +93,47 @@ export async function startTableServer(options: TableServerOptions = {}): Promis
       req.socket.destroy();
       return;
     }
-    if (outage === "503") return sendError(res, 503, "unavailable", "down for the test");
+    if (outage === "503") {
+      sendError(res, 503, "unavailable", "down for the test");
+      return;
+    }
 
     let withCredentials = false;
     if (options.routerToken !== undefined || options.viewerToken !== undefined) {
       const auth = req.headers.authorization ?? "";
       if (options.routerToken !== undefined && auth === `Bearer ${options.routerToken}`) withCredentials = true;
       else if (options.viewerToken === undefined || auth !== `Bearer ${options.viewerToken}`) {
-        return sendError(res, 401, "unauthorized", "missing or unknown token");
+        sendError(res, 401, "unauthorized", "missing or unknown token");
+        return;
       }
     }
     const view = (t: RouteTable): RouteTable => (withCredentials ? t : stripCredentials(t));
 
-    if (req.method !== "GET") return sendError(res, 404, "not_found", "no such path");
-    if (url.pathname === "/v1/tables") return sendJson(res, 200, { tables: [...tables.values()].map(view) });
+    if (req.method !== "GET") {
+      sendError(res, 404, "not_found", "no such path");
+      return;
+    }
+    if (url.pathname === "/v1/tables") {
+      sendJson(res, 200, { tables: [...tables.values()].map(view) });
+      return;
+    }
     const m = /^\/v1\/tables\/([^/]+)$/.exec(url.pathname);
-    if (!m) return sendError(res, 404, "not_found", "no such path");
+    if (!m) {
+      sendError(res, 404, "not_found", "no such path");
+      return;
+    }
     const route = decodeURIComponent(m[1] as string);
-    if (raw.has(route)) return sendJson(res, 200, raw.get(route));
+    if (raw.has(route)) {
+      sendJson(res, 200, raw.get(route));
+      return;
+    }
 
     const answer = (): void => {
       const t = tables.get(route);
-      if (t === undefined) return sendError(res, 404, "not_found", `route ${route} not found`);
+      if (t === undefined) {
+        sendError(res, 404, "not_found", `route ${route} not found`);
+        return;
+      }
       const etag = `"${t.version}"`;
       if (req.headers["if-none-match"] === etag) {
         res.writeHead(304, { etag });

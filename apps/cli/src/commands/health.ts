@@ -1,4 +1,4 @@
-import type { Command } from "../command";
+import { type Command, requireArg } from "../command";
 import type { Context } from "../context";
 import { ago, fields, fixed, oneLine, table, timestamp, truncate } from "../format";
 import { findLine } from "../resolve";
@@ -9,12 +9,10 @@ const CONCURRENCY = 8;
 
 async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = new Array(items.length);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item when it is free.
+  const queue = items.entries();
   const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
+    for (const [i, item] of queue) out[i] = await fn(item);
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   return out;
@@ -120,7 +118,7 @@ export const healthCommands: Command[] = [
     max: 1,
     summary: "probe a line now with every sample that applies, and show the results",
     async run(ctx, [ref]) {
-      const line = await findLine(ctx.api, ref!);
+      const line = await findLine(ctx.api, requireArg(ref));
       // A probe waits for the upstream: as long as its slowest sample's timeout.
       const run = await ctx.api.post<{ results: ProbeResult[] }>(`/v1/lines/${line.id}/probe`, undefined, { timeoutMs: 15 * 60_000 });
       ctx.output(run, () => (run.results.length === 0 ? `no sample applies to line ${line.name}` : probeTable(run.results)));

@@ -1,5 +1,5 @@
 import { numberOption, type Values } from "../args";
-import { type Command, withFlagHints } from "../command";
+import { type Command, requireArg, withFlagHints } from "../command";
 import type { Context } from "../context";
 import { InvalidInput, UsageError } from "../errors";
 import { fields, table } from "../format";
@@ -28,17 +28,18 @@ const memberships = (l: Pick<Line, "routes">) => l.routes.map((r) => `${r.route}
 /** `--route chat=60` → {route: "chat", weight: 60}; the weight defaults to 100. */
 export function parseRouteOption(spec: string): { route: string; weight: number } {
   const m = /^([^=:]+)(?:[=:](.*))?$/.exec(spec);
+  const route = m?.[1];
   const weight = m?.[2] === undefined ? 100 : Number(m[2]);
-  if (!m || !Number.isInteger(weight))
+  if (route === undefined || !Number.isInteger(weight))
     throw new UsageError(`--route: expected ROUTE or ROUTE=WEIGHT (an integer), got ${JSON.stringify(spec)}`);
-  return { route: m[1]!.trim(), weight };
+  return { route: route.trim(), weight };
 }
 
 /** `--header "X-Org=acme"` or `--header "X-Org: acme"`. */
 export function parseHeaderOption(spec: string): [string, string] {
-  const m = /^([^=:]+)\s*[=:]\s*(.*)$/.exec(spec);
-  if (!m) throw new UsageError(`--header: expected NAME=VALUE, got ${JSON.stringify(spec)}`);
-  return [m[1]!.trim(), m[2]!];
+  const [, name, value] = /^([^=:]+)\s*[=:]\s*(.*)$/.exec(spec) ?? [];
+  if (name === undefined || value === undefined) throw new UsageError(`--header: expected NAME=VALUE, got ${JSON.stringify(spec)}`);
+  return [name.trim(), value];
 }
 
 function readKey(ctx: Context, variable: string | undefined): string | undefined {
@@ -109,7 +110,7 @@ const setAdminState = (verb: string, adminState: "active" | "drained" | "disable
   max: 1,
   summary,
   async run(ctx, [ref]) {
-    const line = await findLine(ctx.api, ref!);
+    const line = await findLine(ctx.api, requireArg(ref));
     const changed = await ctx.api.patch<Line>(`/v1/lines/${line.id}`, { adminState });
     ctx.output(changed, () => `line ${changed.name}: ${line.adminState} → ${changed.adminState}`);
   },
@@ -140,7 +141,7 @@ export const lineCommands: Command[] = [
       "admin-state",
     ],
     async run(ctx, [name]) {
-      const line = await withFlagHints(ctx.api.post<Line>("/v1/lines", lineBody(ctx, name!, ctx.values)), LINE_FLAGS);
+      const line = await withFlagHints(ctx.api.post<Line>("/v1/lines", lineBody(ctx, requireArg(name), ctx.values)), LINE_FLAGS);
       ctx.output(line, () => `created line ${line.name} (${line.id})`);
     },
   },
@@ -167,7 +168,7 @@ export const lineCommands: Command[] = [
     max: 1,
     summary: "show a line (by name or id)",
     async run(ctx, [ref]) {
-      const line = await findLine(ctx.api, ref!);
+      const line = await findLine(ctx.api, requireArg(ref));
       ctx.output(line, () => showLine(line));
     },
   },
@@ -181,7 +182,7 @@ export const lineCommands: Command[] = [
     max: 1,
     summary: "delete a line (its health and probe results go with it)",
     async run(ctx, [ref]) {
-      const line = await findLine(ctx.api, ref!);
+      const line = await findLine(ctx.api, requireArg(ref));
       await ctx.api.delete(`/v1/lines/${line.id}`);
       ctx.output({ deleted: { kind: "line", name: line.name, id: line.id } }, () => `deleted line ${line.name}`);
     },

@@ -1,5 +1,5 @@
 import { numberOption } from "../args";
-import { type Command, withFlagHints } from "../command";
+import { type Command, requireArg, withFlagHints } from "../command";
 import { table } from "../format";
 import type { Route, RouteCreate, RouteList } from "../types";
 
@@ -12,7 +12,7 @@ export const routeCommands: Command[] = [
     summary: "create a route",
     options: ["free-share-cap", "on-all-down"],
     async run(ctx, [name]) {
-      const body: RouteCreate = { name: name! };
+      const body: RouteCreate = { name: requireArg(name) };
       const cap = numberOption(ctx.values, "free-share-cap");
       if (cap !== undefined) body.freeShareCap = cap;
       if (ctx.values["on-all-down"] !== undefined) body.onAllDown = ctx.values["on-all-down"] as RouteCreate["onAllDown"];
@@ -57,7 +57,9 @@ export const routeCommands: Command[] = [
     summary: "delete a route (refused while lines or samples use it, unless --cascade)",
     options: ["cascade"],
     async run(ctx, [name]) {
-      await ctx.api.delete(`/v1/routes/${encodeURIComponent(name!)}`, { query: { cascade: ctx.values.cascade ? "true" : undefined } });
+      await ctx.api.delete(`/v1/routes/${encodeURIComponent(requireArg(name))}`, {
+        query: { cascade: ctx.values.cascade ? "true" : undefined },
+      });
       ctx.output({ deleted: { kind: "route", name } }, () => `deleted route ${name}`);
     },
   },

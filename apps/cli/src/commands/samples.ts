@@ -1,5 +1,5 @@
 import { numberOption, type Values } from "../args";
-import { type Command, withFlagHints } from "../command";
+import { type Command, requireArg, withFlagHints } from "../command";
 import type { Context } from "../context";
 import { InvalidInput, UsageError } from "../errors";
 import { table } from "../format";
@@ -136,7 +136,7 @@ export const sampleCommands: Command[] = [
     max: 1,
     summary: "delete a sample (by name or id; its probe results go with it)",
     async run(ctx, [ref]) {
-      const sample = await findSample(ctx.api, ref!);
+      const sample = await findSample(ctx.api, requireArg(ref));
       await ctx.api.delete(`/v1/samples/${sample.id}`);
       ctx.output(
         { deleted: { kind: "sample", name: sample.name, id: sample.id } },

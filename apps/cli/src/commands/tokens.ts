@@ -1,4 +1,4 @@
-import { type Command, withFlagHints } from "../command";
+import { type Command, requireArg, withFlagHints } from "../command";
 import { UsageError } from "../errors";
 import { table, timestamp } from "../format";
 import type { Token, TokenCreated } from "../types";
@@ -44,7 +44,7 @@ export const tokenCommands: Command[] = [
     max: 1,
     summary: "revoke a token (by name or id)",
     async run(ctx, [ref]) {
-      const token = await ctx.api.delete<Token>(`/v1/tokens/${encodeURIComponent(ref!)}`);
+      const token = await ctx.api.delete<Token>(`/v1/tokens/${encodeURIComponent(requireArg(ref))}`);
       ctx.output(token, () => `revoked token ${token.name}`);
     },
   },

@@ -71,10 +71,11 @@ export async function loadLinePage(
   const recent = (await latestLineResults(db, id, RECENT_PROBES)).map((r) => ({ ...r, sampleName: r.sampleName ?? "" }));
   const points = await lineScorePoints(db, id, new Date(start), CHART_POINTS);
   const events = await listEvents(db, { lineId: id, limit: LINE_EVENTS });
-  const sampleIds = [...new Set(points.map((p) => p.sampleId))];
-  const sampleNames = sampleIds.map((sid) => snapshot.samples.get(sid)?.name ?? sid.slice(0, 8));
-  const order = sampleNames.map((_, i) => i).sort((a, b) => sampleNames[a]!.localeCompare(sampleNames[b]!));
-  const rank = new Map(order.map((orig, pos) => [sampleIds[orig]!, pos]));
+  // The chart's samples by name; each point refers to its sample by rank in that order.
+  const chartSamples = [...new Set(points.map((p) => p.sampleId))]
+    .map((id) => ({ id, name: snapshot.samples.get(id)?.name ?? id.slice(0, 8) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const rank = new Map(chartSamples.map((s, pos) => [s.id, pos]));
   return {
     line: {
       id: line.id,
@@ -96,7 +97,7 @@ export async function loadLinePage(
     chart: {
       start,
       end: now,
-      samples: order.map((i) => sampleNames[i]!),
+      samples: chartSamples.map((s) => s.name),
       t: points.map((p) => p.at),
       s: points.map((p) => rank.get(p.sampleId) ?? 0),
       v: points.map((p) => Math.round(p.score * 10) / 10),

@@ -246,7 +246,8 @@ export class OverviewData {
     for (const b of stored.bins) {
       const bins = lengthsOf.get(b.lineId) ?? new Array<number>(LENGTH_BINS + 2).fill(0);
       lengthsOf.set(b.lineId, bins);
-      bins[Math.max(0, Math.min(LENGTH_BINS + 1, b.bin))]! += b.count;
+      const k = Math.max(0, Math.min(LENGTH_BINS + 1, b.bin)); // clamped into the bins
+      bins[k] = (bins[k] ?? 0) + b.count;
     }
 
     const lines: LineView[] = [...snapshot.lines.values()].map((line) => {

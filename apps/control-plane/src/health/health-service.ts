@@ -75,6 +75,13 @@ function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: n
 /** Reads and writes of a batch before giving up on lines whose health keeps changing under it. */
 const CAS_ATTEMPTS = 5;
 
+/** A line of the batch's snapshot: applyProbes only keeps results whose line the snapshot has. */
+function lineIn(snapshot: RegistrySnapshot, id: string): CachedLine {
+  const line = snapshot.lines.get(id);
+  if (!line) throw new Error(`line ${id} is not in the registry snapshot its batch was grouped by`);
+  return line;
+}
+
 interface Moved {
   line: CachedLine;
   before: Health;
@@ -113,7 +120,8 @@ export class HealthService {
         try {
           await this.applyProbes(results, applied);
         } catch (error) {
-          if (results.length === 1) errors.set(results[0]!, error);
+          const only = results.length === 1 ? results[0] : undefined;
+          if (only) errors.set(only, error);
           else for (const r of results) if (!applied.has(r)) await this.applyProbes([r], applied).catch((e: unknown) => errors.set(r, e));
         }
         return results.map((r) => (errors.has(r) ? { error: errors.get(r) } : { moved: applied.get(r) ?? undefined }));
@@ -156,7 +164,7 @@ export class HealthService {
       await ensureLinesHealth(
         db,
         missing.map((id) => {
-          const adminState = snapshot.lines.get(id)!.adminState;
+          const adminState = lineIn(snapshot, id).adminState;
           return {
             lineId: id,
             health: initialHealth(now, adminState) as never,
@@ -181,7 +189,7 @@ export class HealthService {
       const eventRows: EventInsert[] = [];
       const moved = new Map<string, Moved>();
       for (const row of rows) {
-        const line = snapshot.lines.get(row.lineId)!;
+        const line = lineIn(snapshot, row.lineId);
         const policy = this.policyOf(snapshot, line);
         // core's lineScore over per-sample sums: n results of mean m count as one of weight w·n (Σ w·score is the same).
         const score = lineScore(
@@ -222,7 +230,7 @@ export class HealthService {
       const written = await writeHealthIfUnchanged(db, writes, eventRows);
       for (const id of written) {
         const mine = byLine.get(id) ?? [];
-        mine.forEach((r, i) => applied.set(r, i === mine.length - 1 ? (moved.get(id) ?? null) : null));
+        for (const [i, r] of mine.entries()) applied.set(r, i === mine.length - 1 ? (moved.get(id) ?? null) : null);
       }
       pending = rows.map((row) => row.lineId).filter((id) => !written.has(id));
     }

@@ -99,13 +99,13 @@ function merge(a: readonly HistoryEntry[], b: readonly HistoryEntry[]): HistoryE
     const x = a[i];
     const y = b[j];
     let next: HistoryEntry;
-    if (y === undefined || (x !== undefined && x.startedAt >= y.startedAt)) {
-      next = x!;
+    if (x !== undefined && (y === undefined || x.startedAt >= y.startedAt)) {
+      next = x;
       i++;
-    } else {
+    } else if (y !== undefined) {
       next = y;
       j++;
-    }
+    } else break; // both done: the loop condition says this cannot happen
     const key = sameResult(next);
     if (seen.has(key)) continue;
     seen.add(key);

@@ -38,7 +38,7 @@ export class GroupCommit<I, O> {
         this.lastBatch = batch.length;
         try {
           const out = await this.flush(batch.map((b) => b.item));
-          batch.forEach((b, i) => b.resolve(out[i] as O));
+          for (const [i, b] of batch.entries()) b.resolve(out[i] as O);
         } catch (error) {
           for (const b of batch) b.reject(error);
         }

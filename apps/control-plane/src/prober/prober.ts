@@ -144,9 +144,8 @@ export class Prober {
       const interval = probeIntervalMs(line, samples.length);
       if (!Number.isFinite(interval)) continue;
       const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
-      samples.forEach((sample, k) =>
-        want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 }),
-      );
+      for (const [k, sample] of samples.entries())
+        want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 });
     }
     const last = this.reconciled;
     if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k)))

@@ -14,8 +14,8 @@ const MIN_NONZERO = 1e-30;
  */
 export function unstorable(value: unknown): [string, string] | null {
   const stack: [unknown, string[]][] = [[value, []]];
-  while (stack.length > 0) {
-    const [v, path] = stack.pop()!;
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, path] = top;
     if (typeof v === "string") {
       if (v.includes("\u0000")) return [path.join("."), "must not contain U+0000"];
     } else if (typeof v === "number") {

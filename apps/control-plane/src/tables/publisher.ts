@@ -208,7 +208,8 @@ export class TablePublisher {
       });
       const byId = new Map(lines.map((l) => [l.id, l]));
       const stored: StoredLine[] = computed.lines.map(({ lineId, weight }) => {
-        const l = byId.get(lineId)!;
+        const l = byId.get(lineId);
+        if (!l) throw new Error(`computeTable returned line ${lineId}, which is not a member of route ${route}`);
         const state = l.adminState === "active" ? describeHealth(healthOf(l), linePolicy(l, snapshot.routes)).state : l.adminState;
         return {
           lineId,

@@ -100,11 +100,13 @@ function stepProbation(d: Draft, op: Extract<ServicePhase, { state: "probation" 
   if (op.stagePasses === 0 || d.now < op.stageSince + d.policy.probationStepMs) return;
   const cause = (reason: HealthReason, detail: string): Cause => ({ reason, detail, probeIds: [...d.h.passStreak] });
   const stage = op.stage + 1;
-  if (stage < d.policy.probationSteps.length) {
+  // The steps are numbers (validated): undefined means the last step is done.
+  const nextFactor = d.policy.probationSteps[stage];
+  if (nextFactor !== undefined) {
     setService(
       d,
       { state: "probation", stage, stageSince: d.now, stagePasses: 0 },
-      cause("probation_step", `probation passed for ${minutes(d.policy.probationStepMs)}: ${pct(d.policy.probationSteps[stage]!)}`),
+      cause("probation_step", `probation passed for ${minutes(d.policy.probationStepMs)}: ${pct(nextFactor)}`),
     );
     return;
   }

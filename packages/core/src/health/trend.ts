@@ -20,7 +20,7 @@ export function stepTrend(trend: TrendPoint[], point: TrendPoint, policy: Health
     alert = { peak };
     next = [];
   }
-  while (next.length > 0 && next[next.length - 1]!.score <= point.score) next.pop();
+  for (let last = next.at(-1); last !== undefined && last.score <= point.score; last = next.at(-1)) next.pop();
   next.push(point);
   return { trend: next, alert };
 }

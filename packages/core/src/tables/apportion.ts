@@ -9,50 +9,59 @@ export interface ApportionItem {
   free: boolean;
 }
 
+interface Slot {
+  readonly item: ApportionItem;
+  /** What the floor cut off: exact units − floored units (ranks who gets the rest). */
+  readonly remainder: number;
+  units: number;
+}
+
 /**
  * Floors each share's units, then hands out the rest one unit at a time by largest remainder
  * (ties by id), first to items with room under their cap and under the free group's cap.
  * When nothing has room, the rest breaks maxShare before the free cap.
  */
 export function apportion(items: readonly ApportionItem[], total: number, freeCapUnits: number | null): number[] {
-  const exact = items.map((it) => it.share * total);
-  const units = exact.map((x) => Math.max(0, Math.floor(x + 1e-9)));
-  let left = total - units.reduce((a, u) => a + u, 0);
-  const order = items
-    .map((_, i) => i)
-    .sort((a, b) => exact[b]! - units[b]! - (exact[a]! - units[a]!) || (items[a]!.id < items[b]!.id ? -1 : 1));
-  let freeUnits = units.reduce((a, u, i) => (items[i]!.free ? a + u : a), 0);
-  const freeRoom = (i: number) => !items[i]!.free || freeCapUnits === null || freeUnits < freeCapUnits;
-  const give = (i: number) => {
-    units[i]! += 1;
-    if (items[i]!.free) freeUnits += 1;
+  // One slot per item, in item order: its floored units and the remainder the floor left.
+  const slots: Slot[] = items.map((item) => {
+    const exact = item.share * total;
+    const units = Math.max(0, Math.floor(exact + 1e-9));
+    return { item, remainder: exact - units, units };
+  });
+  let left = total - slots.reduce((a, s) => a + s.units, 0);
+  const order = [...slots].sort((a, b) => b.remainder - a.remainder || (a.item.id < b.item.id ? -1 : 1));
+  let freeUnits = slots.reduce((a, s) => (s.item.free ? a + s.units : a), 0);
+  const freeRoom = (s: Slot) => !s.item.free || freeCapUnits === null || freeUnits < freeCapUnits;
+  const give = (s: Slot) => {
+    s.units += 1;
+    if (s.item.free) freeUnits += 1;
     left -= 1;
   };
   // First round: one unit each by remainder; then any room; then break maxShare (never the free cap unless nothing else).
-  const rounds: Array<(i: number) => boolean> = [
-    (i) => units[i]! < items[i]!.capUnits && freeRoom(i),
-    (i) => units[i]! < items[i]!.capUnits && freeRoom(i),
-    (i) => freeRoom(i),
+  const rounds: Array<(s: Slot) => boolean> = [
+    (s) => s.units < s.item.capUnits && freeRoom(s),
+    (s) => s.units < s.item.capUnits && freeRoom(s),
+    (s) => freeRoom(s),
     () => true,
   ];
   for (const [r, may] of rounds.entries()) {
     if (r === 0) {
-      for (const i of order) if (left > 0 && may(i)) give(i);
+      for (const s of order) if (left > 0 && may(s)) give(s);
       continue;
     }
     while (left > 0) {
-      const i = order.find(may);
-      if (i === undefined) break;
-      give(i);
+      const s = order.find(may);
+      if (s === undefined) break;
+      give(s);
     }
   }
   if (left < 0) {
     // Only reachable if the shares summed above 1: take back from the largest.
-    for (const i of [...order].reverse()) {
-      const back = Math.min(units[i]!, -left);
-      units[i]! -= back;
+    for (const s of [...order].reverse()) {
+      const back = Math.min(s.units, -left);
+      s.units -= back;
       left += back;
     }
   }
-  return units;
+  return slots.map((s) => s.units);
 }

@@ -84,18 +84,19 @@ function build(
   freeCap: number | null,
 ): ComputedTable {
   if (chosen.length === 0) return { route, mode, lines: [] };
+  // allocate and apportion return one entry per chosen line, in order: the ?? 0 below never applies.
   const shares = allocate(chosen, chosen.map(weigh), freeCap);
   const units = apportion(
     chosen.map((m, i) => ({
       id: m.lineId,
-      share: shares[i]!,
+      share: shares[i] ?? 0,
       capUnits: Math.floor(capOf(m) * TOTAL_WEIGHT + 1e-9),
       free: m.tier === "free",
     })),
     TOTAL_WEIGHT,
     freeCap === null ? null : Math.floor(Math.min(1, Math.max(0, freeCap)) * TOTAL_WEIGHT + 1e-9),
   );
-  const weightOf = new Map(chosen.map((m, i) => [m.lineId, units[i]!]));
+  const weightOf = new Map(chosen.map((m, i) => [m.lineId, units[i] ?? 0]));
   const lines = members.flatMap((m) => {
     const weight = weightOf.get(m.lineId) ?? 0;
     return weight > 0 ? [{ lineId: m.lineId, weight }] : [];
@@ -120,7 +121,8 @@ function allocate(lines: readonly TableMember[], weights: number[], freeCap: num
   );
   const freeShares = waterFill(pick(weights, true), freeCaps, freeTotal);
   const paidShares = waterFill(pick(weights, false), pick(caps, false), 1 - freeTotal);
+  // The free (paid) shares come in the order of the free (paid) lines, one each: the ?? 0 never applies.
   let f = 0;
   let p = 0;
-  return lines.map((_, i) => (isFree[i] ? freeShares[f++]! : paidShares[p++]!));
+  return lines.map((_, i) => (isFree[i] ? (freeShares[f++] ?? 0) : (paidShares[p++] ?? 0)));
 }

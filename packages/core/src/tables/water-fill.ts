@@ -11,20 +11,22 @@ export function waterFill(weights: readonly number[], caps: readonly number[], t
   const live = weights.flatMap((w, i) => (w > 0 ? [i] : []));
   if (live.length === 0 || total <= 0) return shares;
   const capOf = (i: number): number => Math.max(0, caps[i] ?? 1);
+  // Every i below comes from `live`, an index of `weights`: the ?? 0 never applies.
+  const weightOf = (i: number): number => weights[i] ?? 0;
   const capSum = live.reduce((a, i) => a + capOf(i), 0);
   if (capSum <= total) {
-    const weightSum = live.reduce((a, i) => a + weights[i]!, 0);
-    for (const i of live) shares[i] = capSum > 0 ? (capOf(i) / capSum) * total : (weights[i]! / weightSum) * total;
+    const weightSum = live.reduce((a, i) => a + weightOf(i), 0);
+    for (const i of live) shares[i] = capSum > 0 ? (capOf(i) / capSum) * total : (weightOf(i) / weightSum) * total;
     return shares;
   }
   let open = live;
   let left = total;
   // Each round caps at least one line or ends, so at most n rounds.
   while (open.length > 0 && left > 0) {
-    const weightSum = open.reduce((a, i) => a + weights[i]!, 0);
-    const over = open.filter((i) => (weights[i]! / weightSum) * left >= capOf(i));
+    const weightSum = open.reduce((a, i) => a + weightOf(i), 0);
+    const over = open.filter((i) => (weightOf(i) / weightSum) * left >= capOf(i));
     if (over.length === 0) {
-      for (const i of open) shares[i] = (weights[i]! / weightSum) * left;
+      for (const i of open) shares[i] = (weightOf(i) / weightSum) * left;
       break;
     }
     for (const i of over) {

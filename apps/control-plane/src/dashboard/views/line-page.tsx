@@ -54,6 +54,7 @@ const AdminButtons: FC<{ p: LinePage }> = ({ p }) => (
 
 export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hours: WindowHours }> = ({ p, canWrite, now, hours }) => {
   const h = p.health;
+  const components = h.components; // a const: its null check holds inside the callbacks below
   return (
     <>
       <section class="line-head">
@@ -75,15 +76,15 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
           <h2>Score</h2>
           <div class={`big ${scoreClass(h.score)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
           <div class="muted">mean of the last 10 min · weight factor {percent(h.weightFactor)}</div>
-          {h.components ? (
+          {components ? (
             <div class="comps">
               {COMPONENTS.map(([key, label, title]) => (
                 <div class="comp" title={title}>
                   <span class="k">{label}</span>
                   <span class="bar">
-                    <i class={compClass(h.components![key])} style={{ width: `${Math.round(h.components![key] * 100)}%` }} />
+                    <i class={compClass(components[key])} style={{ width: `${Math.round(components[key] * 100)}%` }} />
                   </span>
-                  <span class="v">{h.components![key].toFixed(2)}</span>
+                  <span class="v">{components[key].toFixed(2)}</span>
                 </div>
               ))}
             </div>
@@ -138,13 +139,13 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
       <section class="panel" id="p-line-chart">
         <div class="panel-head">
           <h2>Probe scores per sample</h2>
-          <span class="tools window" role="group" aria-label="time window">
+          <nav class="tools window" aria-label="time window">
             {WINDOWS.map((w) => (
               <a href={`/lines/${p.line.id}?hours=${w}`} class={w === hours ? "on" : ""}>
                 {w} h
               </a>
             ))}
-          </span>
+          </nav>
         </div>
         <div id="line-chart" class="chart" />
         <p class="hint" id="trend-empty" hidden>

@@ -177,10 +177,10 @@ const RouteTable: FC<{ r: RouteView; now: number }> = ({ r, now }) => (
     <div class="route-head">
       <b>{r.name}</b> {r.mode ? <span class={`chip mode-${r.mode}`}>{r.mode}</span> : <span class="chip">not published</span>}
       <span class="muted">
-        {r.version !== null ? (
+        {r.version !== null && r.generatedAt !== null ? (
           <>
             {" "}
-            v{r.version} · <Ago at={Date.parse(r.generatedAt!)} now={now} /> ago ·
+            v{r.version} · <Ago at={Date.parse(r.generatedAt)} now={now} /> ago ·
           </>
         ) : null}{" "}
         free cap {percent(r.freeShareCap)} · {r.onAllDown}
@@ -283,13 +283,13 @@ export const ChartData: FC<{ o: Overview }> = ({ o }) => (
 );
 
 const WindowPicker: FC<{ hours: number }> = ({ hours }) => (
-  <span class="window" role="group" aria-label="time window">
+  <nav class="window" aria-label="time window">
     {WINDOWS.map((h) => (
       <a href={`/?hours=${h}`} class={h === hours ? "on" : ""}>
         {h} h
       </a>
     ))}
-  </span>
+  </nav>
 );
 
 export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" }> = ({
@@ -358,7 +358,7 @@ export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormSt
     <section class="panel" id="p-events">
       <div class="panel-head">
         <h2>Timeline</h2>
-        <span class="tools kinds" role="group" aria-label="event kinds">
+        <fieldset class="tools kinds" aria-label="event kinds">
           <label>
             <input type="checkbox" data-kind="state_change" checked /> state
           </label>
@@ -371,7 +371,7 @@ export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormSt
           <label>
             <input type="checkbox" data-kind="table_published" checked /> tables
           </label>
-        </span>
+        </fieldset>
       </div>
       <Timeline events={o.events} now={o.now} />
     </section>

@@ -103,7 +103,8 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
           score: lineScore(window, now),
           components: averageComponents(window),
           weightFactor: line.adminState === "active" ? view.weightFactor : 0,
-          cooldown: view.cooldownUntil !== null ? { until: iso(view.cooldownUntil)!, durationMs: view.cooldownMs ?? 0 } : null,
+          cooldown:
+            view.cooldownUntil !== null ? { until: new Date(view.cooldownUntil).toISOString(), durationMs: view.cooldownMs ?? 0 } : null,
           probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,
           holdUntil: iso(view.holdUntil),
           fastProbeUntil: iso(view.fastProbeUntil),
