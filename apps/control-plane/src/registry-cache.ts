@@ -1,5 +1,4 @@
 import type { HealthPolicy, Line, Route, Sample } from "@linewatch/core";
-import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
 import { listLineRows, listRouteRows, listSamples, registryFingerprint, toLine } from "@linewatch/db";
 import type { AppDeps } from "./deps";
 
@@ -9,7 +8,8 @@ export interface CachedLine extends Line {
 }
 
 export interface CachedRoute extends Route {
-  policy: Record<string, unknown> | null;
+  /** The route's overrides of the health policy, as stored (checked when written; linePolicy checks them again). */
+  policy: Partial<HealthPolicy> | null;
 }
 
 export interface RegistrySnapshot {
@@ -193,25 +193,4 @@ export class RegistryCache {
     }
     return snapshot;
   }
-}
-
-/** SPEC §3: a sample applies to a line of its protocol, on every route (empty list) or on one of the line's routes. */
-export function applicableSamples(line: Pick<Line, "protocol" | "routes">, samples: Iterable<Sample>): Sample[] {
-  const routes = new Set(line.routes.map((r) => r.route));
-  return [...samples]
-    .filter((s) => s.protocol === line.protocol && (s.routes.length === 0 || s.routes.some((r) => routes.has(r))))
-    .sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/**
- * The health policy of a line: the defaults with its routes' overrides applied in route-name order
- * (health is per line; a line on several routes with clashing overrides takes the last one's).
- */
-export function linePolicy(line: Pick<Line, "routes">, routes: Map<string, CachedRoute>): HealthPolicy {
-  const overrides = line.routes
-    .map((m) => routes.get(m.route)?.policy)
-    .filter((p): p is Record<string, unknown> => !!p)
-    .map((p) => p as Partial<HealthPolicy>);
-  const resolved = resolveHealthPolicy(...overrides);
-  return resolved.ok ? resolved.value : { ...DEFAULT_HEALTH_POLICY, probationSteps: [...DEFAULT_HEALTH_POLICY.probationSteps] };
 }

@@ -1,6 +1,6 @@
 // The prober's and health service's batched statements (one per batch instead of one per probe),
 // on PGlite and, with DATABASE_URL, on PostgreSQL.
-import { lineScore } from "@linewatch/core";
+import { initialHealth, lineScore } from "@linewatch/core";
 import {
   claimDueProbesWithContext,
   completeClaim,
@@ -189,9 +189,9 @@ describe("claimDueProbesWithContext", () => {
       { lineId, sampleId: s2, nextAt: new Date(T0 + 200_000) },
     ]);
     await ensureLinesHealth(db, [
-      { lineId, health: { fastProbeUntil: T0 + 999_999, phase: { state: "healthy" } }, state: "healthy", now: new Date(T0) },
+      { lineId, health: { ...initialHealth(T0), fastProbeUntil: T0 + 999_999 }, state: "healthy", now: new Date(T0) },
     ]);
-    await ensureLinesHealth(db, [{ lineId: otherLineId, health: { fastProbeUntil: null }, state: "healthy", now: new Date(T0) }]);
+    await ensureLinesHealth(db, [{ lineId: otherLineId, health: initialHealth(T0), state: "healthy", now: new Date(T0) }]);
     expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 199_999), new Date(T0 + 300_000), 10)).toEqual([]);
     const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 200_000), new Date(T0 + 300_000), 1);
     expect(claimed).toHaveLength(1);
@@ -231,10 +231,11 @@ describe("readHealthForProbes and writeHealthIfUnchanged", () => {
   it("writes health and its events only where the revision is the one read", async () => {
     const db = database.db;
     const at = new Date(T0 + 1000);
-    const write = (id: string, expectedRevision: number, mark: string) => ({
+    // Each write marks its health with a line score of its own, to tell which one landed.
+    const write = (id: string, expectedRevision: number, mark: number) => ({
       lineId: id,
       expectedRevision,
-      health: { mark },
+      health: { ...initialHealth(T0), lineScore: mark },
       state: "healthy",
       score: 88.8,
       revision: expectedRevision + 1,
@@ -253,17 +254,17 @@ describe("readHealthForProbes and writeHealthIfUnchanged", () => {
     // otherLineId is at revision 0; claim 5 for it: only lineId is written, and only its event recorded.
     const written = await writeHealthIfUnchanged(
       db,
-      [write(lineId, 0, "one"), write(otherLineId, 5, "stale")],
+      [write(lineId, 0, 1), write(otherLineId, 5, 99)],
       [event(lineId, "cas-1"), event(otherLineId, "cas-2")],
     );
     expect([...written]).toEqual([lineId]);
-    expect(await getLineHealth(db, lineId)).toMatchObject({ revision: 1, health: { mark: "one" }, score: 88.8, state: "healthy" });
-    expect(await getLineHealth(db, otherLineId)).toMatchObject({ revision: 0, health: { fastProbeUntil: null } });
+    expect(await getLineHealth(db, lineId)).toMatchObject({ revision: 1, health: { lineScore: 1 }, score: 88.8, state: "healthy" });
+    expect(await getLineHealth(db, otherLineId)).toMatchObject({ revision: 0, health: { lineScore: null } });
     const keys = (await listEvents(db, { limit: 50 })).map((e) => e.dedupeKey);
     expect(keys).toContain("cas-1");
     expect(keys).not.toContain("cas-2");
     // The same revision again writes nothing.
-    expect([...(await writeHealthIfUnchanged(db, [write(lineId, 0, "two")], []))]).toEqual([]);
-    expect((await getLineHealth(db, lineId))?.health).toEqual({ mark: "one" });
+    expect([...(await writeHealthIfUnchanged(db, [write(lineId, 0, 2)], []))]).toEqual([]);
+    expect((await getLineHealth(db, lineId))?.health?.lineScore).toBe(1);
   });
 });

@@ -1,4 +1,12 @@
-import { describeHealth, type Health, type HealthState, initialHealth, LINE_SCORE_WINDOW_MS, routeWarnings } from "@linewatch/core";
+import {
+  type HealthState,
+  initialHealth,
+  LINE_SCORE_WINDOW_MS,
+  linePolicy,
+  lineStatus,
+  routeWarnings,
+  type StatusTone,
+} from "@linewatch/core";
 import {
   dashboardFingerprint,
   type EventRow,
@@ -14,7 +22,7 @@ import {
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
-import { linePolicy } from "../registry-cache";
+
 import { WindowAggregates } from "./window-aggregates";
 
 /** Time windows the dashboard offers (hours). */
@@ -39,9 +47,11 @@ export interface LineView {
   model: string;
   adminState: string;
   state: HealthState;
+  /** How to colour the line: by its state (a line at weight 0 never shows in the colour of a good score). */
+  tone: StatusTone;
   since: number;
   weightFactor: number;
-  /** Mean score of the last 10 minutes (as GET /v1/lines/:id/health), null without probes. */
+  /** The stored line score: the mean of the last 10 minutes (as GET /v1/lines/:id/health), null without probes. */
   score: number | null;
   routes: { route: string; baseWeight: number; weight: number }[];
   last: LineActivity["last"];
@@ -197,7 +207,7 @@ export class OverviewData {
     }
     await aggregates.refresh(db, start, now, await this.lateMs());
     const health = await listLineHealth(db);
-    const activity = await lineActivity(db, new Date(now - LINE_SCORE_WINDOW_MS));
+    const activity = await lineActivity(db);
     const events = await listEvents(db, { limit: EVENTS_SHOWN });
     const samples = (await listSamples(db)).map((s) => ({
       id: s.id,
@@ -223,7 +233,7 @@ export class OverviewData {
     const snapshot = await this.engine.registry.get();
     const now = this.deps.clock.now();
     const { bucketMs, heatMs, start } = windowGeometry(hours, queriedAt);
-    const healthById = new Map(stored.health.map((h) => [h.lineId, h.health as unknown as Health]));
+    const healthById = new Map(stored.health.map((h) => [h.lineId, h.health]));
     const activityById = new Map(stored.activity.map((a) => [a.lineId, a]));
 
     const trendOf = new Map<string, (number | null)[]>();
@@ -251,10 +261,8 @@ export class OverviewData {
     }
 
     const lines: LineView[] = [...snapshot.lines.values()].map((line) => {
-      const health = healthById.get(line.id) ?? initialHealth(now, line.adminState);
-      const view = describeHealth(health, linePolicy(line, snapshot.routes));
+      const view = lineStatus(line.adminState, healthById.get(line.id) ?? null, linePolicy(line, snapshot.routes), now);
       const activity = activityById.get(line.id);
-      const active = line.adminState === "active";
       return {
         id: line.id,
         name: line.name,
@@ -262,10 +270,11 @@ export class OverviewData {
         protocol: line.protocol,
         model: line.model,
         adminState: line.adminState,
-        state: line.adminState === "active" ? view.state : line.adminState,
+        state: view.state,
+        tone: view.tone,
         since: view.since,
-        weightFactor: active ? view.weightFactor : 0,
-        score: activity?.score ?? null,
+        weightFactor: view.factor,
+        score: view.score,
         routes: line.routes.map((m) => ({
           route: m.route,
           baseWeight: m.weight,

@@ -1,13 +1,14 @@
 import {
   type AdminState,
-  describeHealth,
   type Health,
   type HealthEffect,
   type HealthEvent,
   type HealthPolicy,
   initialHealth,
   LINE_SCORE_WINDOW_MS,
+  linePolicy,
   lineScore,
+  lineStatus,
   nextTickAt,
   transition,
   weightFactor,
@@ -30,7 +31,7 @@ import {
 import type { AppDeps } from "../deps";
 import { GroupCommit } from "../prober/group-commit";
 import { BATCH_LINGER_MS } from "../prober/prober";
-import { type CachedLine, linePolicy, type RegistryCache, type RegistrySnapshot } from "../registry-cache";
+import type { CachedLine, RegistryCache, RegistrySnapshot } from "../registry-cache";
 import type { TablePublisher } from "../tables/publisher";
 
 /** What the shell does with a health effect's event: its row in the timeline. */
@@ -167,7 +168,7 @@ export class HealthService {
           const adminState = lineIn(snapshot, id).adminState;
           return {
             lineId: id,
-            health: initialHealth(now, adminState) as never,
+            health: initialHealth(now, adminState),
             state: adminState === "active" ? "healthy" : adminState,
             now: new Date(now),
           };
@@ -200,7 +201,7 @@ export class HealthService {
           })),
           now,
         );
-        const before = row.health as unknown as Health;
+        const before = row.health ?? initialHealth(now, line.adminState);
         let health = before;
         let revision = row.revision;
         const effects: HealthEffect[] = [];
@@ -218,8 +219,8 @@ export class HealthService {
         writes.push({
           lineId: line.id,
           expectedRevision: row.revision,
-          health: health as never,
-          state: describeHealth(health, policy).state,
+          health,
+          state: lineStatus(line.adminState, health, policy, now).state,
           score: health.lineScore,
           revision,
           tickAt: tickAt === null ? null : new Date(tickAt),
@@ -268,7 +269,7 @@ export class HealthService {
     await ensureLineHealth(
       db,
       lineId,
-      initialHealth(now, line.adminState) as never,
+      initialHealth(now, line.adminState),
       line.adminState === "active" ? "healthy" : line.adminState,
       new Date(now),
     );
@@ -277,14 +278,14 @@ export class HealthService {
       const tx = txRaw as unknown as Db;
       const row = await lockLineHealth(tx, lineId);
       if (!row) return null;
-      const before = row.health as unknown as Health;
+      const before = row.health ?? initialHealth(now, line.adminState);
       const event = await makeEvent(tx, now);
       const { health, effects } = transition(before, event, policy, now);
       const revision = row.revision + 1;
       const tickAt = nextTickAt(health, policy);
       await writeLineHealth(tx, lineId, {
-        health: health as never,
-        state: describeHealth(health, policy).state,
+        health,
+        state: lineStatus(line.adminState, health, policy, now).state,
         score: health.lineScore,
         revision,
         tickAt: tickAt === null ? null : new Date(tickAt),

@@ -1,4 +1,12 @@
-import { type Health, isFastProbing, jitterOffsetMs, probeIntervalMs, type Sample, sampleOffsetsMs } from "@linewatch/core";
+import {
+  applicableSamples,
+  type Health,
+  isFastProbing,
+  jitterOffsetMs,
+  probeIntervalMs,
+  type Sample,
+  sampleOffsetsMs,
+} from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -14,7 +22,7 @@ import {
 import pLimit from "p-limit";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
-import { applicableSamples, type CachedLine, type RegistryCache, type RegistrySnapshot } from "../registry-cache";
+import type { CachedLine, RegistryCache, RegistrySnapshot } from "../registry-cache";
 import { BaselineCache } from "./baseline-cache";
 import { GroupCommit } from "./group-commit";
 import { probeTimeoutMs, sendAndScore } from "./run-probe";
@@ -191,8 +199,7 @@ export class Prober {
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
     const at = this.deps.clock.now();
-    for (const row of claimed)
-      this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth as unknown as Health, at)));
+    for (const row of claimed) this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth, at)));
     return claimed.length;
   }
 

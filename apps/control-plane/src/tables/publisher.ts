@@ -1,14 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  type ComputedTable,
-  computeTable,
-  describeHealth,
-  type Health,
-  initialHealth,
-  type TableMember,
-  type TableMode,
-  weightFactor,
-} from "@linewatch/core";
+import { type ComputedTable, computeTable, linePolicy, lineStatus, type TableMember, type TableMode } from "@linewatch/core";
 import {
   type Db,
   getPublishedTable,
@@ -20,7 +11,7 @@ import {
   upsertPublishedTable,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import { type CachedLine, linePolicy, type RegistryCache } from "../registry-cache";
+import type { CachedLine, RegistryCache } from "../registry-cache";
 
 export const TABLES_CHANNEL = "linewatch_tables";
 
@@ -190,15 +181,17 @@ export class TablePublisher {
         tx,
         lines.map((l) => l.id),
       );
-      const health = new Map(healthRows.map((h) => [h.lineId, h.health as unknown as Health]));
-      const healthOf = (l: CachedLine) => health.get(l.id) ?? initialHealth(now, l.adminState);
+      const health = new Map(healthRows.map((h) => [h.lineId, h.health]));
+      // One status per line: the admin state (the registry's; health's overlay may lag a moment behind a PATCH) over health.
+      const statusOf = new Map(
+        lines.map((l) => [l.id, lineStatus(l.adminState, health.get(l.id) ?? null, linePolicy(l, snapshot.routes), now)]),
+      );
       const members: TableMember[] = lines.map((l) => ({
         lineId: l.id,
         name: l.name,
         tier: l.tier,
         baseWeight: l.routes.find((m) => m.route === route)?.weight ?? 0,
-        // The admin state is the registry's; health's overlay may lag a moment behind a PATCH.
-        factor: l.adminState === "active" ? weightFactor(healthOf(l)) : 0,
+        factor: statusOf.get(l.id)?.factor ?? 0,
         maxShare: l.maxShare,
         adminState: l.adminState,
       }));
@@ -210,7 +203,7 @@ export class TablePublisher {
       const stored: StoredLine[] = computed.lines.map(({ lineId, weight }) => {
         const l = byId.get(lineId);
         if (!l) throw new Error(`computeTable returned line ${lineId}, which is not a member of route ${route}`);
-        const state = l.adminState === "active" ? describeHealth(healthOf(l), linePolicy(l, snapshot.routes)).state : l.adminState;
+        const state = statusOf.get(l.id)?.state ?? l.adminState;
         return {
           lineId,
           id: lineId,

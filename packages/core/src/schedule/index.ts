@@ -1,2 +1,3 @@
+export * from "./applicable-samples";
 export * from "./jitter";
 export * from "./probe-interval";

@@ -13,17 +13,13 @@ export interface LineActivity {
   lineId: string;
   /** The latest probe of the line (any time), null if it was never probed. */
   last: { at: number; passed: boolean; score: number; status: number | null; errorClass: string | null; sample: string } | null;
-  /** Sample-weighted mean score of the probes since `windowStart` (core's lineScore), null when none. */
-  score: number | null;
-  probes: number;
 }
 
 /**
- * Per line: its latest probe and its score over [windowStart, now]. Lateral joins walk the
- * (line_id, started_at) index, so the cost grows with the number of lines, not of results.
+ * Per line: its latest probe (its score is the stored line score, not worked out here). The lateral
+ * join walks the (line_id, started_at) index, so the cost grows with the number of lines, not of results.
  */
-export async function lineActivity(db: Db, windowStart: Date): Promise<LineActivity[]> {
-  const since = windowStart.toISOString();
+export async function lineActivity(db: Db): Promise<LineActivity[]> {
   const rows = await rowsOf<{
     line_id: string;
     last_at: number | null;
@@ -32,27 +28,19 @@ export async function lineActivity(db: Db, windowStart: Date): Promise<LineActiv
     last_status: number | null;
     last_error: string | null;
     last_sample: string | null;
-    score: number | null;
-    probes: number;
   }>(
     db,
     sql`
     select l.id as line_id,
       (extract(epoch from last.started_at) * 1000)::float8 as last_at,
       last.passed as last_passed, last.score::float8 as last_score, last.status as last_status,
-      last.error_class as last_error, last.sample_name as last_sample,
-      win.score::float8 as score, coalesce(win.probes, 0)::int as probes
+      last.error_class as last_error, last.sample_name as last_sample
     from lines l
     left join lateral (
       select p.started_at, p.passed, p.score, p.status, p.error_class, s.name as sample_name
       from probe_results p join samples s on s.id = p.sample_id
       where p.line_id = l.id order by p.started_at desc limit 1
-    ) last on true
-    left join lateral (
-      select sum(p.score * greatest(s.weight, 0)) / nullif(sum(greatest(s.weight, 0)), 0) as score, count(*) as probes
-      from probe_results p join samples s on s.id = p.sample_id
-      where p.line_id = l.id and p.started_at >= ${since}::timestamptz
-    ) win on true`,
+    ) last on true`,
   );
   return rows.map((r) => ({
     lineId: r.line_id,
@@ -67,8 +55,6 @@ export async function lineActivity(db: Db, windowStart: Date): Promise<LineActiv
             errorClass: r.last_error,
             sample: r.last_sample ?? "",
           },
-    score: r.score === null ? null : Math.round(Number(r.score) * 10) / 10,
-    probes: Number(r.probes),
   }));
 }
 

@@ -1,36 +1,39 @@
+import { type Health, parseHealth } from "@linewatch/core";
 import { and, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events, lineHealth, probeResults, samples } from "../schema/index";
 import type { EventInsert } from "./events";
 import { executeRows, jsonRowsParam } from "./probe-results";
 
-export type LineHealthRow = typeof lineHealth.$inferSelect;
+/** A health row as the program reads it: `health` parsed (null when the stored record cannot be read at all). */
+export interface LineHealthRow extends Omit<typeof lineHealth.$inferSelect, "health"> {
+  health: Health | null;
+}
+
+const parsed = (row: typeof lineHealth.$inferSelect): LineHealthRow => ({ ...row, health: parseHealth(row.health) });
 
 /** The health row of a line, locked for update inside a transaction. */
 export async function lockLineHealth(tx: Db, lineId: string): Promise<LineHealthRow | null> {
   const [row] = await tx.select().from(lineHealth).where(eq(lineHealth.lineId, lineId)).for("update");
-  return row ?? null;
+  return row ? parsed(row) : null;
 }
 
 export async function getLineHealth(db: Db, lineId: string): Promise<LineHealthRow | null> {
   const [row] = await db.select().from(lineHealth).where(eq(lineHealth.lineId, lineId));
-  return row ?? null;
+  return row ? parsed(row) : null;
 }
 
 export async function listLineHealth(db: Db): Promise<LineHealthRow[]> {
-  return db.select().from(lineHealth);
+  return (await db.select().from(lineHealth)).map(parsed);
 }
 
 export async function healthOfLines(db: Db, lineIds: string[]): Promise<LineHealthRow[]> {
   if (lineIds.length === 0) return [];
-  return db.select().from(lineHealth).where(inArray(lineHealth.lineId, lineIds));
+  return (await db.select().from(lineHealth).where(inArray(lineHealth.lineId, lineIds))).map(parsed);
 }
 
 /** Create the rows that are missing (concurrent creators: one wins, nobody fails). */
-export async function ensureLinesHealth(
-  db: Db,
-  rows: { lineId: string; health: Record<string, unknown>; state: string; now: Date }[],
-): Promise<void> {
+export async function ensureLinesHealth(db: Db, rows: { lineId: string; health: Health; state: string; now: Date }[]): Promise<void> {
   if (rows.length === 0) return;
   await db
     .insert(lineHealth)
@@ -39,7 +42,7 @@ export async function ensureLinesHealth(
 }
 
 export interface LineHealthWrite {
-  health: Record<string, unknown>;
+  health: Health;
   state: string;
   score: number | null;
   revision: number;
@@ -50,7 +53,7 @@ export interface LineHealthWrite {
 /** A line's health as a batch of probe results finds it, with what its line score needs. */
 export interface HealthForProbes {
   lineId: string;
-  health: Record<string, unknown>;
+  health: Health | null;
   revision: number;
   /** Its results in [since, until] per sample: how many, their total score, the sample's weight. */
   sums: { sampleId: string; weight: number; count: number; scoreSum: number }[];
@@ -74,7 +77,10 @@ export async function readHealthForProbes(db: Db, lineIds: string[], since: Date
         join ${samples} s on s.id = r.sample_id))), '[]'::json)::text as rows
     from ${lineHealth} h
     where h.line_id in (select value::uuid from jsonb_array_elements_text(${JSON.stringify(lineIds)}::jsonb))`);
-  return JSON.parse(executeRows<{ rows: string }>(result)[0]?.rows ?? "[]") as HealthForProbes[];
+  const rows = JSON.parse(executeRows<{ rows: string }>(result)[0]?.rows ?? "[]") as (Omit<HealthForProbes, "health"> & {
+    health: unknown;
+  })[];
+  return rows.map((r) => ({ ...r, health: parseHealth(r.health) }));
 }
 
 /**
@@ -130,7 +136,7 @@ export async function writeHealthIfUnchanged(
 }
 
 /** Create the row if missing (concurrent creators: one wins, nobody fails). */
-export async function ensureLineHealth(db: Db, lineId: string, health: Record<string, unknown>, state: string, now: Date): Promise<void> {
+export async function ensureLineHealth(db: Db, lineId: string, health: Health, state: string, now: Date): Promise<void> {
   await db.insert(lineHealth).values({ lineId, health, state, revision: 0, updatedAt: now }).onConflictDoNothing();
 }
 

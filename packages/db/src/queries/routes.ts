@@ -1,4 +1,4 @@
-import type { OnAllDown } from "@linewatch/core";
+import type { HealthPolicy, OnAllDown } from "@linewatch/core";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines, routes, samples } from "../schema/index";
@@ -9,7 +9,7 @@ export interface RouteWrite {
   name: string;
   freeShareCap: number;
   onAllDown: OnAllDown;
-  policy: Record<string, unknown> | null;
+  policy: Partial<HealthPolicy> | null;
 }
 
 export interface RouteMember {

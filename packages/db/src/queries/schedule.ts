@@ -1,3 +1,4 @@
+import { type Health, parseHealth } from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lineHealth, probeResults, probeSchedule } from "../schema/index";
@@ -65,7 +66,7 @@ export interface ClaimedProbe extends ScheduleRow {
   /** When the pair's newest stored result started (ms), null when it has none: is a baseline kept in memory still current? */
   newestResultAt: number | null;
   /** The line's health if it has a fast-probing deadline set; null otherwise (it cannot be probing fast). */
-  fastHealth: Record<string, unknown> | null;
+  fastHealth: Health | null;
 }
 
 /**
@@ -102,7 +103,7 @@ export async function claimDueProbesWithContext(
     nextAt: string;
     trigger: string;
     newestResultAt: string | null;
-    fastHealth: Record<string, unknown> | null;
+    fastHealth: unknown;
   }[];
   return rows.map((r) => ({
     lineId: r.lineId,
@@ -110,7 +111,7 @@ export async function claimDueProbesWithContext(
     nextAt: new Date(r.nextAt),
     trigger: r.trigger,
     newestResultAt: r.newestResultAt === null ? null : new Date(r.newestResultAt).getTime(),
-    fastHealth: r.fastHealth,
+    fastHealth: r.fastHealth === null ? null : parseHealth(r.fastHealth),
   }));
 }
 

@@ -1,3 +1,4 @@
+import type { Health } from "@linewatch/core";
 import { index, integer, jsonb, pgTable, real, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { lines } from "./lines";
 
@@ -8,7 +9,8 @@ export const lineHealth = pgTable(
     lineId: uuid("line_id")
       .primaryKey()
       .references(() => lines.id, { onDelete: "cascade" }),
-    health: jsonb("health").$type<Record<string, unknown>>().notNull(),
+    /** Written as core's Health; read back through parseHealth (older records lack newer fields). */
+    health: jsonb("health").$type<Health>().notNull(),
     state: text("state").notNull(),
     score: real("score"),
     /** Bumped on each write; event dedupe keys use it so a replayed transition records nothing twice. */

@@ -1,3 +1,4 @@
+import type { HealthPolicy } from "@linewatch/core";
 import { jsonb, pgTable, real, text, timestamp } from "drizzle-orm/pg-core";
 
 export const routes = pgTable("routes", {
@@ -5,7 +6,7 @@ export const routes = pgTable("routes", {
   freeShareCap: real("free_share_cap").notNull().default(0.2),
   onAllDown: text("on_all_down").notNull().default("fail-open"),
   /** Per-route overrides of the health policy (SPEC §5 thresholds). */
-  policy: jsonb("policy").$type<Record<string, unknown>>(),
+  policy: jsonb("policy").$type<Partial<HealthPolicy>>(),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
 });

@@ -37,6 +37,9 @@ export const LineHealthSchema = z
     adminState: z.string(),
     state: z.enum(["healthy", "degraded", "cooldown", "probation", "drained", "disabled"]),
     serviceState: z.string().openapi({ description: "The state the probes keep under an admin drain/disable" }),
+    tone: z
+      .enum(["ok", "degraded", "down", "recovering", "off"])
+      .openapi({ description: "How to show the line: by its state; a line at weight 0 is never shown as ok" }),
     since: z.string(),
     score: z.number().nullable().openapi({ description: "Mean of the last 10 minutes of probe scores" }),
     components: Components.nullable().openapi({ description: "Components averaged over the same window" }),

@@ -1,12 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import {
+  applicableSamples,
   averageComponents,
-  describeHealth,
-  type Health,
-  initialHealth,
   isFastProbing,
   LINE_SCORE_WINDOW_MS,
-  lineScore,
+  linePolicy,
+  lineStatus,
   probeIntervalMs,
   probesPerDay,
 } from "@linewatch/core";
@@ -14,7 +13,7 @@ import { getLineHealth, latestLineResults, probeSpend, type StoredProbeResult } 
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
-import { applicableSamples, linePolicy } from "../../registry-cache";
+
 import { createRouter, errorResponses, IdParam, isUuid, json } from "../common";
 import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
 
@@ -84,12 +83,12 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
       const now = deps.clock.now();
       const policy = linePolicy(line, snapshot.routes);
       const row = await getLineHealth(db, id);
-      const health = (row?.health as unknown as Health | undefined) ?? initialHealth(now, line.adminState);
-      const view = describeHealth(health, policy);
+      const health = row?.health ?? null;
+      const view = lineStatus(line.adminState, health, policy, now);
       const recent = await latestLineResults(db, id, 50);
       const window = recent.filter((r) => r.startedAt >= now - LINE_SCORE_WINDOW_MS);
       const samples = applicableSamples(line, snapshot.samples.values());
-      const interval = probeIntervalMs(line, samples.length, { fast: isFastProbing(health, now) });
+      const interval = probeIntervalMs(line, samples.length, { fast: health !== null && isFastProbing(health, now) });
       const last24h = await probeSpend(db, id, new Date(now - 86_400_000));
       const perDay = probesPerDay(interval, samples.length);
       return c.json(
@@ -97,12 +96,13 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
           lineId: line.id,
           name: line.name,
           adminState: line.adminState,
-          state: line.adminState === "active" ? view.state : line.adminState,
+          state: view.state,
+          tone: view.tone,
           serviceState: view.serviceState,
           since: new Date(view.since).toISOString(),
-          score: lineScore(window, now),
+          score: view.score,
           components: averageComponents(window),
-          weightFactor: line.adminState === "active" ? view.weightFactor : 0,
+          weightFactor: view.factor,
           cooldown:
             view.cooldownUntil !== null ? { until: new Date(view.cooldownUntil).toISOString(), durationMs: view.cooldownMs ?? 0 } : null,
           probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,

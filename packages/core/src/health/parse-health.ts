@@ -1,0 +1,72 @@
+// Health as stored (JSON in line_health.health) → core's Health, once, where a row enters the program.
+// Records written by an older version lack newer fields: those get their initial values here, so the
+// state machine only ever sees a whole Health.
+import { HEALTH_STATES, type Health, type Phase } from "./health-types";
+import { initialHealth } from "./transition";
+import { isAdminPhase } from "./weight-factor";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const num = (v: unknown, fallback: number): number => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
+const numOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+
+function parsePhase(v: unknown): Phase | null {
+  if (!isRecord(v) || typeof v.state !== "string" || !(HEALTH_STATES as readonly string[]).includes(v.state)) return null;
+  switch (v.state) {
+    case "healthy":
+    case "degraded":
+      return { state: v.state };
+    case "cooldown": {
+      const since = numOrNull(v.since);
+      const until = numOrNull(v.until);
+      const durationMs = numOrNull(v.durationMs);
+      return since === null || until === null || durationMs === null ? null : { state: "cooldown", since, until, durationMs };
+    }
+    case "probation": {
+      const stageSince = numOrNull(v.stageSince);
+      if (stageSince === null) return null;
+      return { state: "probation", stage: num(v.stage, 0), stageSince, stagePasses: num(v.stagePasses, 0) };
+    }
+    case "drained":
+    case "disabled": {
+      const resume = parsePhase(v.resume);
+      return resume === null || isAdminPhase(resume) ? null : { state: v.state, resume };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The stored record as a Health; null when it cannot be read at all (the caller starts the line over). */
+export function parseHealth(stored: unknown): Health | null {
+  if (!isRecord(stored)) return null;
+  const phase = parsePhase(stored.phase);
+  if (phase === null) return null;
+  const fresh = initialHealth(num(stored.since, 0));
+  const streaks: Record<string, string[]> = {};
+  if (isRecord(stored.sampleFailStreaks)) for (const [k, v] of Object.entries(stored.sampleFailStreaks)) streaks[k] = strings(v);
+  const reprobe = isRecord(stored.reprobe) ? stored.reprobe : null;
+  return {
+    ...fresh,
+    phase,
+    factor: Math.min(1, Math.max(0, num(stored.factor, 1))),
+    holdUntil: numOrNull(stored.holdUntil),
+    lineScore: numOrNull(stored.lineScore),
+    failStreak: strings(stored.failStreak),
+    passStreak: strings(stored.passStreak),
+    sampleFailStreaks: streaks,
+    lastCooldownMs: numOrNull(stored.lastCooldownMs),
+    trend: Array.isArray(stored.trend)
+      ? stored.trend.flatMap((p) =>
+          isRecord(p) && typeof p.probeId === "string" && numOrNull(p.at) !== null && numOrNull(p.score) !== null
+            ? [{ at: p.at as number, score: p.score as number, probeId: p.probeId }]
+            : [],
+        )
+      : [],
+    fastProbeUntil: numOrNull(stored.fastProbeUntil),
+    reprobe:
+      reprobe && typeof reprobe.sampleId === "string" && typeof reprobe.probeId === "string" && numOrNull(reprobe.at) !== null
+        ? { at: reprobe.at as number, sampleId: reprobe.sampleId, probeId: reprobe.probeId }
+        : null,
+  };
+}
