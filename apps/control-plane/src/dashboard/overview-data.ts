@@ -1,7 +1,5 @@
 import {
   type HealthState,
-  initialHealth,
-  LINE_SCORE_WINDOW_MS,
   linePolicy,
   lineStatus,
   routeWarnings,

@@ -1,6 +1,5 @@
 import {
   applicableSamples,
-  type Health,
   isFastProbing,
   jitterOffsetMs,
   probeIntervalMs,
