@@ -21,8 +21,6 @@ const FILES: Record<string, { path: string; type: string }> = {
   "dashboard.css": { path: own("dashboard.css"), type: "text/css; charset=utf-8" },
 };
 
-export type AssetName = keyof typeof FILES;
-
 /** Read once at start-up; a missing file fails the start, not a page view. */
 export function loadAssets(): Map<string, Asset> {
   const assets = new Map<string, Asset>();

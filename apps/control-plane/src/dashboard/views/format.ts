@@ -29,9 +29,6 @@ export const percent = (f: number) => `${Math.round(f * 100)}%`;
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `12:04:05` UTC, for tables where the date is obvious. */
-export const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 19);
-
 export const scoreClass = (score: number | null) => (score === null ? "s-none" : score >= 80 ? "s-good" : score >= 60 ? "s-warn" : "s-bad");
 
 /** JSON safe inside a <script> element (no `</script>`, no HTML comment openers). */
