@@ -1,4 +1,4 @@
-// Small text formatters shared by the server views (the client script keeps its own for live ticking).
+// Small text formatters shared by the server views and the browser script (client/dashboard.ts).
 
 /** "12 s", "4 min", "3 h", "2 d": how long ago, coarse on purpose. */
 export function ago(ms: number): string {
