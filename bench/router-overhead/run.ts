@@ -10,6 +10,7 @@
 // Targets: direct to the upstream · apps/router (its real main.ts, tables from a stand-in
 // control plane) · a minimal node:http keep-alive proxy (the floor) · the Portkey gateway,
 // installed into bench/.vendor at bench time when it installs (never a product dependency).
+
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -17,7 +18,8 @@ import type { AddressInfo } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { createWeightedPicker, type RouteTable, seededRng } from "@linewatch/router-client";
+import { mulberry32 } from "@linewatch/core";
+import { createWeightedPicker, type RouteTable } from "@linewatch/router-client";
 import { Pool } from "undici";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -248,7 +250,7 @@ const median = (xs: number[]): number => {
 function benchPick(): { lines: number; build: number; weighted: number; exclude: number; affinityCold: number; affinityWarm: number }[] {
   const out = [];
   for (const n of [10, 100, 1000]) {
-    const r = seededRng(n);
+    const r = mulberry32(n);
     const raw = Array.from({ length: n }, () => 1 + r());
     const sum = raw.reduce((a, b) => a + b, 0);
     const lines = raw.map((w, i) => ({ id: `line-${i}`, weight: Math.max(1, Math.round((w / sum) * 10000)) }));
@@ -269,7 +271,7 @@ function benchPick(): { lines: number; build: number; weighted: number; exclude:
     const budget = quick ? 100 : 400;
     const build = timeIt(() => createWeightedPicker(lines), budget / 2);
     const picker = createWeightedPicker(lines);
-    const rng = seededRng(1);
+    const rng = mulberry32(1);
     // 16384 keys cycle through the picker's 4096-key memory (every pick computes); 1024 stay in it.
     const keys = Array.from({ length: 16384 }, (_, i) => `session-${i}-${i * 7919}`);
     timeIt(() => picker.pick(rng), budget / 4); // warm up

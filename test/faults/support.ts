@@ -1,5 +1,6 @@
 import postgres from "postgres";
 import { expect } from "vitest";
+import { eventually as poll } from "../helpers/api";
 
 /** What the fault tests need of a control plane: its HTTP API (in-process or a child process). */
 export interface Api {
@@ -112,21 +113,9 @@ export function inspect(url: string) {
   };
 }
 
-/** Poll until `check` returns a value (not undefined/false) or the deadline passes; the last error is in the message. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v as T;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** helpers/api.ts's poll, every 200 ms: a fault test's checks are HTTP requests to processes under strain. */
+export const eventually = <T>(check: () => Promise<T | undefined | false>, timeoutMs: number, everyMs = 200): Promise<T> =>
+  poll(check, timeoutMs, everyMs);
 
 export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -28,7 +28,15 @@ export interface TestControlPlaneOptions {
 export async function startTestControlPlane(opts: TestControlPlaneOptions = {}): Promise<TestControlPlane> {
   const testDb = opts.testDb ?? (await createTestDatabase());
   const secretKey = opts.secretKey ?? randomBytes(32).toString("hex");
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", LINEWATCH_SCHEDULER: "false", ...opts.env });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    LINEWATCH_SCHEDULER: "false",
+    // Tests drive time through the clock: a batch that lingers for more writes only waits in real time.
+    LINEWATCH_BATCH_LINGER_MS: "0",
+    ...opts.env,
+  });
   const database = await testDb.open();
   const cp = await startControlPlane({
     config,

@@ -4,6 +4,7 @@
 // a hard failure (timeout). No HTTP, no clock: the simulation gives the time.
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { fnv1a32 } from "@linewatch/core";
 import { parse } from "yaml";
 import {
   type BaselineEntry,
@@ -17,7 +18,6 @@ import {
 import { VirtualLine } from "../../packages/lab/src/line";
 import type { FaultSetting } from "../../packages/lab/src/modes";
 import { chatCompletionBody } from "../../packages/lab/src/openai";
-import { hashString } from "../../packages/lab/src/prng";
 import { viewChat } from "../../packages/lab/src/prompt";
 import { hex } from "./rng";
 
@@ -90,7 +90,7 @@ export class LabUpstream {
         latencyMs,
         content,
         json: parsed.ok ? parsed.json : null,
-        contentHash: content === null ? null : hashString(content).toString(16),
+        contentHash: content === null ? null : fnv1a32(content).toString(16),
         nonce,
       };
     }

@@ -13,6 +13,7 @@ import { type LineHooks, lineRoutes } from "./routes/lines/index";
 import { type RouteHooks, routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
+import { favicon } from "./routes/system/favicon";
 import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
 
@@ -81,6 +82,8 @@ export function createApp(deps: AppDeps, services: Services) {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", docConfig);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig) as never)));
+  app.get("/favicon.svg", favicon);
+  app.get("/favicon.ico", favicon);
   app.get("/metrics", async (c) =>
     c.body(await services.metrics.registry.metrics(), 200, { "content-type": services.metrics.registry.contentType }),
   );

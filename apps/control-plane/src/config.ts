@@ -38,6 +38,8 @@ const ConfigSchema = z.object({
   /** Previous secret key, accepted for decryption during a rotation (npm run rotate-secret). */
   LINEWATCH_SECRET_KEY_PREVIOUS: SecretKey.optional(),
   LINEWATCH_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(1000).default(8),
+  /** Under load, how long a batch of writes (results and reschedules, health) waits for more; 0 = never. */
+  LINEWATCH_BATCH_LINGER_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   LINEWATCH_PROBES_DIR: z.string().min(1).optional(),
   LINEWATCH_SHIPPED_SAMPLES: Bool.default(true),
   LINEWATCH_SCHEDULER: Bool.default(true),
@@ -60,6 +62,7 @@ export type Config = Readonly<{
   secretKey: string | undefined;
   secretKeyPrevious: string | undefined;
   maxInFlight: number;
+  batchLingerMs: number;
   probesDir: string | undefined;
   shippedSamples: boolean;
   scheduler: boolean;
@@ -87,6 +90,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     secretKey: e.LINEWATCH_SECRET_KEY,
     secretKeyPrevious: e.LINEWATCH_SECRET_KEY_PREVIOUS,
     maxInFlight: e.LINEWATCH_MAX_IN_FLIGHT,
+    batchLingerMs: e.LINEWATCH_BATCH_LINGER_MS,
     probesDir: e.LINEWATCH_PROBES_DIR,
     shippedSamples: e.LINEWATCH_SHIPPED_SAMPLES,
     scheduler: e.LINEWATCH_SCHEDULER,

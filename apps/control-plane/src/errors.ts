@@ -52,12 +52,6 @@ export class ConflictError extends ApiError {
   }
 }
 
-export class UnavailableError extends ApiError {
-  constructor(message: string) {
-    super(503, "unavailable", message);
-  }
-}
-
 export function envelope(code: ErrorCode, message: string, details: ErrorDetail[] = []) {
   return { error: { code, message, details } };
 }

@@ -121,44 +121,50 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       }));
 
   // --- this replica's probes ---
+  // Labelled by line (and sample): a series of a line or sample that is gone is dropped at scrape.
+  const byLine = <L extends string>(name: string, help: string, labelNames: readonly L[]) => ({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect: () => pruneGone(),
+  });
   const duration = new Histogram({
-    name: "linewatch_probe_duration_seconds",
-    help: "Time from sending a probe until its answer was read (or it timed out), by line and sample.",
-    labelNames: ["line", "sample"] as const,
+    ...byLine(
+      "linewatch_probe_duration_seconds",
+      "Time from sending a probe until its answer was read (or it timed out), by line and sample.",
+      ["line", "sample"] as const,
+    ),
     buckets: PROBE_DURATION_BUCKETS,
-    registers: [registry],
-    collect: () => pruneGone(),
   });
-  const outcomes = new Counter({
-    name: "linewatch_probes_total",
-    help: "Probes this replica ran, by line, sample and outcome (pass, fail = bad content, or the hard failure: timeout, connect, http_status, parse, protocol).",
-    labelNames: ["line", "sample", "outcome"] as const,
-    registers: [registry],
-    collect: () => pruneGone(),
-  });
+  const outcomes = new Counter(
+    byLine(
+      "linewatch_probes_total",
+      "Probes this replica ran, by line, sample and outcome (pass, fail = bad content, or the hard failure: timeout, connect, http_status, parse, protocol).",
+      ["line", "sample", "outcome"] as const,
+    ),
+  );
   const contentLength = new Histogram({
-    name: "linewatch_probe_content_length_characters",
-    help: "Length of the answers to probes in characters (as the scorer counts them), by line.",
-    labelNames: ["line"] as const,
+    ...byLine(
+      "linewatch_probe_content_length_characters",
+      "Length of the answers to probes in characters (as the scorer counts them), by line.",
+      ["line"] as const,
+    ),
     buckets: CONTENT_LENGTH_BUCKETS,
-    registers: [registry],
-    collect: () => pruneGone(),
   });
   const fields = new Histogram({
-    name: "linewatch_probe_field_completeness_ratio",
-    help: "Share of a sample's content checks (required fields, contains, matches) each answer met, 0-1, by line; hard failures count as 0.",
-    labelNames: ["line"] as const,
+    ...byLine(
+      "linewatch_probe_field_completeness_ratio",
+      "Share of a sample's content checks (required fields, contains, matches) each answer met, 0-1, by line; hard failures count as 0.",
+      ["line"] as const,
+    ),
     buckets: FIELD_COMPLETENESS_BUCKETS,
-    registers: [registry],
-    collect: () => pruneGone(),
   });
-  const tokens = new Counter({
-    name: "linewatch_probe_tokens_total",
-    help: "Tokens this replica's probes spent (usage.total_tokens of the answers), by line.",
-    labelNames: ["line"] as const,
-    registers: [registry],
-    collect: () => pruneGone(),
-  });
+  const tokens = new Counter(
+    byLine("linewatch_probe_tokens_total", "Tokens this replica's probes spent (usage.total_tokens of the answers), by line.", [
+      "line",
+    ] as const),
+  );
   const lateness = new Histogram({
     name: "linewatch_probe_lateness_seconds",
     help: "How late this replica started each scheduled or confirming probe after its due time. A growing tail means more is due than LINEWATCH_MAX_IN_FLIGHT slots can send: raise it, or add a replica.",
@@ -223,123 +229,89 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     return state.tables.filter((t) => routes.has(t.routeName));
   };
 
-  /** A gauge (or counter) whose values are set from the scrape's state; empty when it could not be read. */
-  function fromState<L extends string>(
-    metric: Gauge<L> | Counter<L>,
-    fill: (state: ScrapeState, set: (labels: Partial<Record<L, string>>, value: number) => void) => void,
-  ) {
-    return async () => {
-      const state = await scrape();
-      metric.reset();
-      if (!state) return;
-      fill(state, (labels, value) => {
-        if (metric instanceof Gauge) metric.set(labels, value);
-        else metric.inc(labels, value);
-      });
-    };
+  /** A series set from the scrape's state; it has no samples when the state could not be read. */
+  interface FromState {
+    name: string;
+    help: string;
+    labelNames: readonly string[];
+    /** Counters only go up: a count the database holds (events) is still one. */
+    type?: "counter";
+    fill(state: ScrapeState, set: (labels: Record<string, string>, value: number) => void): void;
   }
 
-  new Gauge({
-    name: "linewatch_database_up",
-    help: "1 when this scrape could read the registry, health and tables from the database; 0 when it could not (those series are then absent).",
-    registers: [registry],
-    async collect() {
-      this.set((await scrape()) ? 1 : 0);
-    },
-  });
-
-  const info: Gauge<"line" | "tier" | "protocol"> = new Gauge({
-    name: "linewatch_line_info",
-    help: "1 for every registered line, with its tier and protocol (join on line).",
-    labelNames: ["line", "tier", "protocol"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(info, (state, set) => {
+  const FROM_STATE: FromState[] = [
+    {
+      name: "linewatch_line_info",
+      help: "1 for every registered line, with its tier and protocol (join on line).",
+      labelNames: ["line", "tier", "protocol"],
+      fill: (state, set) => {
         for (const l of state.lines) set({ line: l.name, tier: l.tier, protocol: l.protocol }, 1);
-      })(),
-  });
-
-  const stateGauge: Gauge<"line" | "state"> = new Gauge({
-    name: "linewatch_line_state",
-    help: `1 for the state each line is in, 0 for the others (${HEALTH_STATES.join(", ")}).`,
-    labelNames: ["line", "state"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(stateGauge, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_line_state",
+      help: `1 for the state each line is in, 0 for the others (${HEALTH_STATES.join(", ")}).`,
+      labelNames: ["line", "state"],
+      fill: (state, set) => {
         const health = healthById(state);
         for (const l of state.lines) {
           const current = lineState(l, health.get(l.id));
           for (const s of HEALTH_STATES) set({ line: l.name, state: s }, s === current ? 1 : 0);
         }
-      })(),
-  });
-
-  const score: Gauge<"line"> = new Gauge({
-    name: "linewatch_line_score",
-    help: "Line score 0-100: the mean of the line's last 10 minutes of probe scores, as of its latest probe (absent before the first).",
-    labelNames: ["line"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(score, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_line_score",
+      help: "Line score 0-100: the mean of the line's last 10 minutes of probe scores, as of its latest probe (absent before the first).",
+      labelNames: ["line"],
+      fill: (state, set) => {
         const health = healthById(state);
         for (const l of state.lines) {
           const s = health.get(l.id)?.score;
           if (s !== null && s !== undefined) set({ line: l.name }, s);
         }
-      })(),
-  });
-
-  const factor: Gauge<"line"> = new Gauge({
-    name: "linewatch_line_weight_factor_ratio",
-    help: "Health factor 0-1 applied to the line's base weight in every route (graded when degraded, 0.2/0.5 in probation, 0 in cooldown, drained or disabled).",
-    labelNames: ["line"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(factor, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_line_weight_factor_ratio",
+      help: "Health factor 0-1 applied to the line's base weight in every route (graded when degraded, 0.2/0.5 in probation, 0 in cooldown, drained or disabled).",
+      labelNames: ["line"],
+      fill: (state, set) => {
         const health = healthById(state);
         for (const l of state.lines) {
           const h = health.get(l.id)?.health as unknown as Health | undefined;
           set({ line: l.name }, l.adminState !== "active" ? 0 : h ? weightFactor(h) : 1);
         }
-      })(),
-  });
-
-  const trendActive: Gauge<"line"> = new Gauge({
-    name: "linewatch_line_trend_alert_active",
-    help: "1 while a line probes at the fast interval after a trend alert (its score fell more than 20 points within 10 minutes).",
-    labelNames: ["line"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(trendActive, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_line_trend_alert_active",
+      help: "1 while a line probes at the fast interval after a trend alert (its score fell more than 20 points within 10 minutes).",
+      labelNames: ["line"],
+      fill: (state, set) => {
         const now = sources.now();
         const health = healthById(state);
         for (const l of state.lines) {
           const h = health.get(l.id)?.health as unknown as Health | undefined;
           set({ line: l.name }, h && isFastProbing(h, now) ? 1 : 0);
         }
-      })(),
-  });
-
-  const trendAlerts: Counter<"line"> = new Counter({
-    name: "linewatch_trend_alerts_total",
-    help: "Trend alerts recorded for each line (score drop of more than 20 points within 10 minutes), as the event timeline holds them.",
-    labelNames: ["line"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(trendAlerts, (state, set) => {
-        const names = lineNameById(state);
+      },
+    },
+    {
+      name: "linewatch_trend_alerts_total",
+      help: "Trend alerts recorded for each line (score drop of more than 20 points within 10 minutes), as the event timeline holds them.",
+      labelNames: ["line"],
+      type: "counter",
+      fill: (state, set) => {
         const counts = new Map(state.trendAlerts.map((t) => [t.lineId, t.count]));
-        for (const [id, name] of names) set({ line: name }, counts.get(id) ?? 0);
-      })(),
-  });
-
-  const weight: Gauge<"route" | "line"> = new Gauge({
-    name: "linewatch_line_weight",
-    help: "Weight of the line in the route's published table, for every line of the route (a table's weights sum to 10000; 0 = no traffic).",
-    labelNames: ["route", "line"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(weight, (state, set) => {
+        for (const [id, name] of lineNameById(state)) set({ line: name }, counts.get(id) ?? 0);
+      },
+    },
+    {
+      name: "linewatch_line_weight",
+      help: "Weight of the line in the route's published table, for every line of the route (a table's weights sum to 10000; 0 = no traffic).",
+      labelNames: ["route", "line"],
+      fill: (state, set) => {
         const tables = new Map(
           liveTables(state).map((t) => [
             t.routeName,
@@ -353,41 +325,55 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
             if (table) set({ route, line: l.name }, table.get(l.id) ?? 0);
           }
         }
-      })(),
-  });
-
-  const version: Gauge<"route"> = new Gauge({
-    name: "linewatch_table_version",
-    help: "Version of the route's published table; it goes up by one per publish, so changes() or increase() count publishes.",
-    labelNames: ["route"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(version, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_table_version",
+      help: "Version of the route's published table; it goes up by one per publish, so changes() or increase() count publishes.",
+      labelNames: ["route"],
+      fill: (state, set) => {
         for (const t of liveTables(state)) set({ route: t.routeName }, t.version);
-      })(),
-  });
-
-  const published: Gauge<"route"> = new Gauge({
-    name: "linewatch_table_published_timestamp_seconds",
-    help: "When the route's current table was published (Unix time).",
-    labelNames: ["route"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(published, (state, set) => {
+      },
+    },
+    {
+      name: "linewatch_table_published_timestamp_seconds",
+      help: "When the route's current table was published (Unix time).",
+      labelNames: ["route"],
+      fill: (state, set) => {
         for (const t of liveTables(state)) set({ route: t.routeName }, t.generatedAt.getTime() / 1000);
-      })(),
+      },
+    },
+    {
+      name: "linewatch_table_mode",
+      help: "1 for the mode of the route's table, 0 for the others (normal; degraded: no paid line usable; panic: no line usable).",
+      labelNames: ["route", "mode"],
+      fill: (state, set) => {
+        for (const t of liveTables(state)) for (const m of TABLE_MODES) set({ route: t.routeName, mode: m }, t.mode === m ? 1 : 0);
+      },
+    },
+  ];
+
+  new Gauge({
+    name: "linewatch_database_up",
+    help: "1 when this scrape could read the registry, health and tables from the database; 0 when it could not (those series are then absent).",
+    registers: [registry],
+    async collect() {
+      this.set((await scrape()) ? 1 : 0);
+    },
   });
 
-  const mode: Gauge<"route" | "mode"> = new Gauge({
-    name: "linewatch_table_mode",
-    help: "1 for the mode of the route's table, 0 for the others (normal; degraded: no paid line usable; panic: no line usable).",
-    labelNames: ["route", "mode"] as const,
-    registers: [registry],
-    collect: () =>
-      fromState(mode, (state, set) => {
-        for (const t of liveTables(state)) for (const m of TABLE_MODES) set({ route: t.routeName, mode: m }, t.mode === m ? 1 : 0);
-      })(),
-  });
+  for (const { name, help, labelNames, type, fill } of FROM_STATE) {
+    // Set afresh at each scrape: a line or route that is gone leaves no series behind.
+    async function collect(this: Gauge | Counter) {
+      const state = await scrape();
+      this.reset();
+      if (!state) return;
+      fill(state, (labels, value) => (this instanceof Gauge ? this.set(labels, value) : this.inc(labels, value)));
+    }
+    const options = { name, help, labelNames, registers: [registry], collect };
+    if (type === "counter") new Counter(options);
+    else new Gauge(options);
+  }
 
   return {
     registry,

@@ -1,9 +1,11 @@
 // One simulated upstream line: its options, its current mode and the state a mode needs
 // (a request counter for the seeded choices, the flaky phase, the cache `stale` replays).
+
+import { fnv1a32, mulberry32 } from "@linewatch/core";
 import { type Answer, composeAnswer } from "./answers";
 import { dropJsonFields, truncateText } from "./content-faults";
 import { type FaultSetting, type LabMode, type ModeRequest, type ModeSetting, parseModeRequest } from "./modes";
-import { hashString, hexFrom, mulberry32, rngFor, seedToNumber } from "./prng";
+import { hexFrom, rngFor, seedToNumber } from "./prng";
 import { cacheKey, type PromptView, recognise } from "./prompt";
 
 export const ENDPOINTS = ["chat.completions", "completions", "embeddings", "models"] as const;
@@ -219,7 +221,7 @@ export class VirtualLine {
 
   /** A unit vector from the seed and the text: the same input always embeds the same way. */
   embed(text: string, dimensions: number, fault: FaultSetting): number[] {
-    const rng = mulberry32(this.seed ^ hashString(text));
+    const rng = mulberry32(this.seed ^ fnv1a32(text));
     const raw = Array.from({ length: dimensions }, () => rng() * 2 - 1);
     const norm = Math.sqrt(raw.reduce((sum, v) => sum + v * v, 0)) || 1;
     const vector = raw.map((v) => Math.round((v / norm) * 1e6) / 1e6);

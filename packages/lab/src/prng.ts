@@ -1,41 +1,11 @@
 // Seeded randomness for the lab. Every choice the lab makes (wording, ids, jitter, which
-// request errors) comes from here, so two labs with the same seed answer the same way.
+// request errors) comes from here, so two labs with the same seed answer the same way. The
+// generator and the hashes are core's (random.ts).
+import { fmix32, fnv1a32, mulberry32 } from "@linewatch/core";
 
-/** FNV-1a, 32 bit: turns a seed or a salt into a number. */
-export function hashString(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** murmur3's finaliser: spreads nearby inputs (seq 1, 2, 3…) over the whole range. */
-export function mix32(x: number): number {
-  let h = x >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/** mulberry32: tiny, fast, good enough for picking words. Returns values in [0, 1). */
-export function mulberry32(state: number): () => number {
-  let a = state >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** A seed or a salt as a number (FNV-1a). */
 export function seedToNumber(seed: number | string): number {
-  return hashString(String(seed));
+  return fnv1a32(String(seed));
 }
 
 /**
@@ -44,7 +14,7 @@ export function seedToNumber(seed: number | string): number {
  * faulty lab and a healthy lab with the same seed still produce the same base content.
  */
 export function rngFor(seed: number, seq: number, salt: string): () => number {
-  return mulberry32(mix32(mix32(seed + Math.imul(seq + 1, 0x9e3779b9)) ^ hashString(salt)));
+  return mulberry32(fmix32(fmix32(seed + Math.imul(seq + 1, 0x9e3779b9)) ^ fnv1a32(salt)));
 }
 
 export function pick<T>(rng: () => number, items: readonly T[]): T {

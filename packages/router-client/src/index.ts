@@ -12,7 +12,6 @@ export {
   type TableSource,
 } from "./client";
 export { type ParseResult, parseTable } from "./parse-table";
-export { seededRng } from "./seeded-rng";
 export { type LoadedTables, loadTables, type SavedTable, saveTables } from "./table-file";
 export type { Rng, RouteTable, TableLine, TableList, TableMode } from "./types";
 export { TABLE_MODES } from "./types";

@@ -1,42 +1,21 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
+import { type CliRun, runCli } from "./run-cli";
 
-// The real `linewatch` binary (node apps/cli/bin/linewatch.mjs, through the repo's tsx), run as a
-// child process from a directory outside the repository, against real control planes.
+// Every command of the CLI, in process (runCli: the binary's code without a process per case),
+// run from a directory outside the repository, against real control planes. binary.test.ts
+// (npm run test:slow) runs the real binary.
 
-const BIN = fileURLToPath(new URL("../../../apps/cli/bin/linewatch.mjs", import.meta.url));
 const work = mkdtempSync(join(tmpdir(), "lw-cli-"));
-/** CLI runs are child processes on a shared 2-core machine: generous per-test time. */
-const SLOW = 120_000;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], opts: { url?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LINEWATCH_")) env[k] = v;
-  if (opts.url) env.LINEWATCH_URL = opts.url;
-  Object.assign(env, opts.env);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: work, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], opts: { url?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+  return runCli(args, { env: { ...(opts.url ? { LINEWATCH_URL: opts.url } : {}), ...opts.env }, cwd: work });
 }
 
 /** Run and expect success; returns stdout (parsed when --json). */
@@ -85,34 +64,26 @@ afterAll(async () => {
 });
 
 describe("usage and exit codes", () => {
-  it(
-    "2 for a usage error, 0 for help and version (the other usage errors: run.test.ts, in-process)",
-    async () => {
-      expect((await cli([])).code).toBe(2);
-      const unknown = await cli(["lines", "list", "--bogus"]);
-      expect(unknown.code).toBe(2);
-      expect(unknown.stderr).toContain("--bogus");
-      const help = await cli(["lines", "add", "--help"]);
-      expect(help.code).toBe(0);
-      expect(help.stdout).toContain("--base-url");
-      expect((await ok(["--version"])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
-    },
-    SLOW,
-  );
+  it("2 for a usage error, 0 for help and version (the other usage errors: run.test.ts)", async () => {
+    expect((await cli([])).code).toBe(2);
+    const unknown = await cli(["lines", "list", "--bogus"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--bogus");
+    const help = await cli(["lines", "add", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("--base-url");
+    expect((await ok(["--version"])).trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
 
-  it(
-    "3 when the control plane cannot be reached",
-    async () => {
-      const url = `http://127.0.0.1:${await closedPort()}`;
-      const r = await cli(["lines", "list"], { url });
-      expect(r.code).toBe(3);
-      expect(r.stderr).toContain(`cannot reach the control plane at ${url}`);
-      const json = await cli(["health", "--json", "--url", url]);
-      expect(json.code).toBe(3);
-      expect(JSON.parse(json.stderr).error.code).toBe("unreachable");
-    },
-    SLOW,
-  );
+  it("3 when the control plane cannot be reached", async () => {
+    const url = `http://127.0.0.1:${await closedPort()}`;
+    const r = await cli(["lines", "list"], { url });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`cannot reach the control plane at ${url}`);
+    const json = await cli(["health", "--json", "--url", url]);
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stderr).error.code).toBe("unreachable");
+  });
 });
 
 describe("commands against a running control plane", () => {
@@ -128,208 +99,172 @@ describe("commands against a running control plane", () => {
     await cp?.stop();
   });
 
-  it(
-    "routes add / list",
-    async () => {
-      expect(await okRun(["routes", "add", "chat", "--free-share-cap", "0.25"])).toContain("created route chat");
-      const { routes } = await okRunJson<{ routes: { name: string; freeShareCap: number }[] }>(["routes", "list"]);
-      expect(routes).toEqual([expect.objectContaining({ name: "chat", freeShareCap: 0.25 })]);
-    },
-    SLOW,
-  );
+  it("routes add / list", async () => {
+    expect(await okRun(["routes", "add", "chat", "--free-share-cap", "0.25"])).toContain("created route chat");
+    const { routes } = await okRunJson<{ routes: { name: string; freeShareCap: number }[] }>(["routes", "list"]);
+    expect(routes).toEqual([expect.objectContaining({ name: "chat", freeShareCap: 0.25 })]);
+  });
 
-  it(
-    "lines add, with the key from the environment and never printed",
-    async () => {
-      const line = await okJson<LineView & { apiKey?: string }>(
-        [
-          "lines",
-          "add",
-          "paid-a",
-          "--tier",
-          "paid",
-          "--base-url",
-          lab.baseUrl("paid-a"),
-          "--model",
-          "lab-model",
-          "--route",
-          "chat=60",
-          "--api-key-env",
-          "PAID_A_KEY",
-        ],
-        { url: cp.url, env: { PAID_A_KEY: "sk-secret-123" } },
-      );
-      expect(line).toMatchObject({ name: "paid-a", hasApiKey: true, routes: [{ route: "chat", weight: 60 }] });
-      expect(JSON.stringify(line)).not.toContain("sk-secret-123");
-      expect(
-        await okRun([
-          "lines",
-          "add",
-          "paid-b",
-          "--tier",
-          "paid",
-          "--base-url",
-          lab.baseUrl("paid-b"),
-          "--model",
-          "lab-model",
-          "--route",
-          "chat=40",
-        ]),
-      ).toMatch(/created line paid-b/);
-      const list = await okRun(["lines", "list"]);
-      expect(list).toMatch(/^NAME\s+TIER/);
-      expect(list).toMatch(/paid-a\s+paid\s+openai-chat\s+lab-model\s+chat:60\s+active\s+yes/);
-      expect(list).not.toContain("sk-secret-123");
-    },
-    SLOW,
-  );
-
-  it(
-    "exit 1 naming each bad field (and the option that fed it)",
-    async () => {
-      const r = await run(["lines", "add", "x", "--tier", "cheap", "--base-url", "not-a-url", "--model", "m"]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain("tier:");
-      expect(r.stderr).toContain("baseUrl: must be an http(s) URL (--base-url)");
-      const json = await run(["lines", "add", "x", "--tier", "cheap", "--base-url", "http://127.0.0.1:1", "--model", "m", "--json"]);
-      expect(json.code).toBe(1);
-      const envelope = JSON.parse(json.stderr) as { error: { code: string; details: { field: string }[] } };
-      expect(envelope.error.code).toBe("invalid_request");
-      expect(envelope.error.details.map((d) => d.field)).toEqual(["tier"]);
-      const missingKey = await run([
+  it("lines add, with the key from the environment and never printed", async () => {
+    const line = await okJson<LineView & { apiKey?: string }>(
+      [
         "lines",
         "add",
-        "x",
+        "paid-a",
         "--tier",
         "paid",
         "--base-url",
-        "http://127.0.0.1:1",
+        lab.baseUrl("paid-a"),
         "--model",
-        "m",
+        "lab-model",
+        "--route",
+        "chat=60",
         "--api-key-env",
-        "NOPE",
-      ]);
-      expect(missingKey.code).toBe(1);
-      expect(missingKey.stderr).toContain("NOPE is not set");
-      const duplicate = await run(["lines", "add", "paid-a", "--tier", "paid", "--base-url", "http://127.0.0.1:1", "--model", "m"]);
-      expect(duplicate.code).toBe(1);
-      expect(duplicate.stderr).toContain("already exists");
-    },
-    SLOW,
-  );
+        "PAID_A_KEY",
+      ],
+      { url: cp.url, env: { PAID_A_KEY: "sk-secret-123" } },
+    );
+    expect(line).toMatchObject({ name: "paid-a", hasApiKey: true, routes: [{ route: "chat", weight: 60 }] });
+    expect(JSON.stringify(line)).not.toContain("sk-secret-123");
+    expect(
+      await okRun([
+        "lines",
+        "add",
+        "paid-b",
+        "--tier",
+        "paid",
+        "--base-url",
+        lab.baseUrl("paid-b"),
+        "--model",
+        "lab-model",
+        "--route",
+        "chat=40",
+      ]),
+    ).toMatch(/created line paid-b/);
+    const list = await okRun(["lines", "list"]);
+    expect(list).toMatch(/^NAME\s+TIER/);
+    expect(list).toMatch(/paid-a\s+paid\s+openai-chat\s+lab-model\s+chat:60\s+active\s+yes/);
+    expect(list).not.toContain("sk-secret-123");
+  });
 
-  it(
-    "lines show by name or id; an unknown line is exit 1",
-    async () => {
-      const byName = await okRunJson<LineView>(["lines", "show", "paid-a"]);
-      const byId = await okRunJson<LineView>(["lines", "show", byName.id]);
-      expect(byId).toEqual(byName);
-      expect(await okRun(["lines", "show", "paid-a"])).toMatch(/apiKey\s+set \(never shown\)/);
-      const missing = await run(["lines", "show", "nope"]);
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toContain('line "nope" not found');
-    },
-    SLOW,
-  );
+  it("exit 1 naming each bad field (and the option that fed it)", async () => {
+    const r = await run(["lines", "add", "x", "--tier", "cheap", "--base-url", "not-a-url", "--model", "m"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("tier:");
+    expect(r.stderr).toContain("baseUrl: must be an http(s) URL (--base-url)");
+    const json = await run(["lines", "add", "x", "--tier", "cheap", "--base-url", "http://127.0.0.1:1", "--model", "m", "--json"]);
+    expect(json.code).toBe(1);
+    const envelope = JSON.parse(json.stderr) as { error: { code: string; details: { field: string }[] } };
+    expect(envelope.error.code).toBe("invalid_request");
+    expect(envelope.error.details.map((d) => d.field)).toEqual(["tier"]);
+    const missingKey = await run([
+      "lines",
+      "add",
+      "x",
+      "--tier",
+      "paid",
+      "--base-url",
+      "http://127.0.0.1:1",
+      "--model",
+      "m",
+      "--api-key-env",
+      "NOPE",
+    ]);
+    expect(missingKey.code).toBe(1);
+    expect(missingKey.stderr).toContain("NOPE is not set");
+    const duplicate = await run(["lines", "add", "paid-a", "--tier", "paid", "--base-url", "http://127.0.0.1:1", "--model", "m"]);
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.stderr).toContain("already exists");
+  });
 
-  it(
-    "probe, health and table",
-    async () => {
-      const { results } = await okRunJson<{ results: { sample: string; passed: boolean }[] }>(["probe", "paid-a"]);
-      expect(results.map((r) => r.sample).sort()).toEqual(["json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
-      expect(results.every((r) => r.passed)).toBe(true);
-      expect(await okRun(["probe", "paid-b"])).toMatch(/nonce-echo\s+100\s+yes/);
+  it("lines show by name or id; an unknown line is exit 1", async () => {
+    const byName = await okRunJson<LineView>(["lines", "show", "paid-a"]);
+    const byId = await okRunJson<LineView>(["lines", "show", byName.id]);
+    expect(byId).toEqual(byName);
+    expect(await okRun(["lines", "show", "paid-a"])).toMatch(/apiKey\s+set \(never shown\)/);
+    const missing = await run(["lines", "show", "nope"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('line "nope" not found');
+  });
 
-      const detail = await okRun(["health", "paid-a"]);
-      expect(detail).toMatch(/state\s+healthy/);
-      expect(detail).toContain("recent probes:");
-      const all = await okRunJson<{ lines: { name: string; state: string }[] }>(["health"]);
-      expect(all.lines.map((l) => [l.name, l.state])).toEqual([
-        ["paid-a", "healthy"],
-        ["paid-b", "healthy"],
-      ]);
+  it("probe, health and table", async () => {
+    const { results } = await okRunJson<{ results: { sample: string; passed: boolean }[] }>(["probe", "paid-a"]);
+    expect(results.map((r) => r.sample).sort()).toEqual(["json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
+    expect(results.every((r) => r.passed)).toBe(true);
+    expect(await okRun(["probe", "paid-b"])).toMatch(/nonce-echo\s+100\s+yes/);
 
-      const t = await okRunJson<TableView>(["table", "chat"]);
-      expect(t.lines.reduce((a, l) => a + l.weight, 0)).toBe(10_000);
-      expect(await okRun(["table", "chat"])).toMatch(/paid-a\s+paid\s+healthy\s+6000\s+60\.0%/);
-      expect((await run(["table", "nope"])).code).toBe(1);
-    },
-    SLOW,
-  );
+    const detail = await okRun(["health", "paid-a"]);
+    expect(detail).toMatch(/state\s+healthy/);
+    expect(detail).toContain("recent probes:");
+    const all = await okRunJson<{ lines: { name: string; state: string }[] }>(["health"]);
+    expect(all.lines.map((l) => [l.name, l.state])).toEqual([
+      ["paid-a", "healthy"],
+      ["paid-b", "healthy"],
+    ]);
 
-  it(
-    "drain shows weight 0 in the table; enable brings the line back",
-    async () => {
-      expect(await okRun(["lines", "drain", "paid-a"])).toContain("paid-a: active → drained");
-      let t = await okRunJson<TableView>(["table", "chat"]);
-      expect(t.lines.find((l) => l.name === "paid-a")?.weight ?? 0).toBe(0);
-      expect(t.lines.find((l) => l.name === "paid-b")?.weight).toBe(10_000);
-      expect(await okRun(["lines", "enable", "paid-a"])).toContain("paid-a: drained → active");
-      t = await okRunJson<TableView>(["table", "chat"]);
-      expect(t.lines.find((l) => l.name === "paid-b")?.weight).toBeLessThan(10_000);
-    },
-    SLOW,
-  );
+    const t = await okRunJson<TableView>(["table", "chat"]);
+    expect(t.lines.reduce((a, l) => a + l.weight, 0)).toBe(10_000);
+    expect(await okRun(["table", "chat"])).toMatch(/paid-a\s+paid\s+healthy\s+6000\s+60\.0%/);
+    expect((await run(["table", "nope"])).code).toBe(1);
+  });
 
-  it(
-    "events",
-    async () => {
-      const page = await okRunJson<{ events: { kind: string; reason: string }[] }>(["events", "--kind", "table_published", "--limit", "5"]);
-      expect(page.events.length).toBeGreaterThan(0);
-      expect(page.events.every((e) => e.kind === "table_published")).toBe(true);
-      expect(await okRun(["events", "--line", "paid-a"])).toMatch(/state_change\s+paid-a/);
-    },
-    SLOW,
-  );
+  it("drain shows weight 0 in the table; enable brings the line back", async () => {
+    expect(await okRun(["lines", "drain", "paid-a"])).toContain("paid-a: active → drained");
+    let t = await okRunJson<TableView>(["table", "chat"]);
+    expect(t.lines.find((l) => l.name === "paid-a")?.weight ?? 0).toBe(0);
+    expect(t.lines.find((l) => l.name === "paid-b")?.weight).toBe(10_000);
+    expect(await okRun(["lines", "enable", "paid-a"])).toContain("paid-a: drained → active");
+    t = await okRunJson<TableView>(["table", "chat"]);
+    expect(t.lines.find((l) => l.name === "paid-b")?.weight).toBeLessThan(10_000);
+  });
 
-  it(
-    "samples add (flags and file) / list / rm",
-    async () => {
-      expect(
-        await okRun([
-          "samples",
-          "add",
-          "capital",
-          "--prompt",
-          "Capital of France? One word.",
-          "--answer",
-          "paris",
-          "--max-latency-ms",
-          "5000",
-        ]),
-      ).toContain("created sample capital");
-      writeFile("sample.yaml", {
-        name: "json-city",
-        protocol: "openai-chat",
-        request: { messages: [{ role: "user", content: "A city as JSON" }] },
-        expect: { requiredFields: ["content.city"] },
-      });
-      await okRun(["samples", "add", "-f", "sample.yaml"]);
-      const { samples } = await okRunJson<{ samples: { name: string; source: string; expect: Record<string, unknown> }[] }>([
+  it("events", async () => {
+    const page = await okRunJson<{ events: { kind: string; reason: string }[] }>(["events", "--kind", "table_published", "--limit", "5"]);
+    expect(page.events.length).toBeGreaterThan(0);
+    expect(page.events.every((e) => e.kind === "table_published")).toBe(true);
+    expect(await okRun(["events", "--line", "paid-a"])).toMatch(/state_change\s+paid-a/);
+  });
+
+  it("samples add (flags and file) / list / rm", async () => {
+    expect(
+      await okRun([
         "samples",
-        "list",
-      ]);
-      expect(samples.find((s) => s.name === "capital")).toMatchObject({ source: "api", expect: { answer: "paris", maxLatencyMs: 5000 } });
-      expect(samples.find((s) => s.name === "nonce-echo")?.source).toBe("shipped");
+        "add",
+        "capital",
+        "--prompt",
+        "Capital of France? One word.",
+        "--answer",
+        "paris",
+        "--max-latency-ms",
+        "5000",
+      ]),
+    ).toContain("created sample capital");
+    writeFile("sample.yaml", {
+      name: "json-city",
+      protocol: "openai-chat",
+      request: { messages: [{ role: "user", content: "A city as JSON" }] },
+      expect: { requiredFields: ["content.city"] },
+    });
+    await okRun(["samples", "add", "-f", "sample.yaml"]);
+    const { samples } = await okRunJson<{ samples: { name: string; source: string; expect: Record<string, unknown> }[] }>([
+      "samples",
+      "list",
+    ]);
+    expect(samples.find((s) => s.name === "capital")).toMatchObject({ source: "api", expect: { answer: "paris", maxLatencyMs: 5000 } });
+    expect(samples.find((s) => s.name === "nonce-echo")?.source).toBe("shipped");
 
-      const bad = await run(["samples", "add", "broken", "--prompt", "hi", "--matches", "(unclosed"]);
-      expect(bad.code).toBe(1);
-      expect(bad.stderr).toContain("expect.matches");
-      expect(bad.stderr).toContain("(--matches)");
-      expect(await okRun(["samples", "rm", "capital"])).toContain("deleted sample capital");
-      expect((await run(["samples", "rm", "capital"])).code).toBe(1);
-    },
-    SLOW,
-  );
+    const bad = await run(["samples", "add", "broken", "--prompt", "hi", "--matches", "(unclosed"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("expect.matches");
+    expect(bad.stderr).toContain("(--matches)");
+    expect(await okRun(["samples", "rm", "capital"])).toContain("deleted sample capital");
+    expect((await run(["samples", "rm", "capital"])).code).toBe(1);
+  });
 
-  it(
-    "lines rm",
-    async () => {
-      expect(await okRun(["lines", "rm", "paid-b"])).toContain("deleted line paid-b");
-      expect((await run(["lines", "show", "paid-b"])).code).toBe(1);
-    },
-    SLOW,
-  );
+  it("lines rm", async () => {
+    expect(await okRun(["lines", "rm", "paid-b"])).toContain("deleted line paid-b");
+    expect((await run(["lines", "show", "paid-b"])).code).toBe(1);
+  });
 });
 
 describe("apply and export", () => {
@@ -392,233 +327,197 @@ describe("apply and export", () => {
     await cp?.stop();
   });
 
-  it(
-    "--dry-run prints the plan and changes nothing",
-    async () => {
-      const file = writeFile("registry.yaml", registry());
-      const out = await okRun(["apply", "-f", file, "--dry-run"], KEY_ENV);
-      expect(out).toContain("+ route chat");
-      expect(out).toContain("+ route batch");
-      expect(out).toMatch(/\+ line paid-a \(paid, .*chat:60, key from \$PAID_A_KEY\)/);
-      expect(out).toContain("+ sample capital");
-      expect(out).toContain("5 changes: 5 to create, 0 to change, 0 to delete");
-      expect(out).toContain("dry run: nothing changed");
-      expect(out).not.toContain("sk-from-env");
-      expect(await lines()).toEqual([]);
-      expect((await api<{ routes: unknown[] }>("/v1/routes")).routes).toEqual([]);
-    },
-    SLOW,
-  );
+  it("--dry-run prints the plan and changes nothing", async () => {
+    const file = writeFile("registry.yaml", registry());
+    const out = await okRun(["apply", "-f", file, "--dry-run"], KEY_ENV);
+    expect(out).toContain("+ route chat");
+    expect(out).toContain("+ route batch");
+    expect(out).toMatch(/\+ line paid-a \(paid, .*chat:60, key from \$PAID_A_KEY\)/);
+    expect(out).toContain("+ sample capital");
+    expect(out).toContain("5 changes: 5 to create, 0 to change, 0 to delete");
+    expect(out).toContain("dry run: nothing changed");
+    expect(out).not.toContain("sk-from-env");
+    expect(await lines()).toEqual([]);
+    expect((await api<{ routes: unknown[] }>("/v1/routes")).routes).toEqual([]);
+  });
 
-  it(
-    "applies a file, and applying it again changes nothing",
-    async () => {
-      const file = writeFile("registry.yaml", registry());
-      expect(await okRun(["apply", "-f", file], KEY_ENV)).toContain("applied 5 changes");
-      const after = await lines();
-      expect(after.map((l) => [l.name, l.hasApiKey, l.routes])).toEqual([
+  it("applies a file, and applying it again changes nothing", async () => {
+    const file = writeFile("registry.yaml", registry());
+    expect(await okRun(["apply", "-f", file], KEY_ENV)).toContain("applied 5 changes");
+    const after = await lines();
+    expect(after.map((l) => [l.name, l.hasApiKey, l.routes])).toEqual([
+      [
+        "free-a",
+        false,
         [
-          "free-a",
-          false,
-          [
-            { route: "batch", weight: 10 },
-            { route: "chat", weight: 40 },
-          ],
+          { route: "batch", weight: 10 },
+          { route: "chat", weight: 40 },
         ],
-        ["paid-a", true, [{ route: "chat", weight: 60 }]],
+      ],
+      ["paid-a", true, [{ route: "chat", weight: 60 }]],
+    ]);
+    const version = (await api<TableView>("/v1/tables/chat")).version;
+
+    // Second time: an empty plan, exit 0, and the table is not republished. The key is not needed again.
+    const again = await okRun(["apply", "-f", file]);
+    expect(again.trim()).toBe(`no changes: ${cp.url} matches ${file}`);
+    const json = await okJson<{ changes: unknown[]; applied: number }>(["apply", "-f", file], { url: cp.url });
+    expect(json).toMatchObject({ changes: [], applied: 0 });
+    expect((await api<TableView>("/v1/tables/chat")).version).toBe(version);
+  });
+
+  it("shows and applies a change field by field", async () => {
+    const changed = registry();
+    changed.lines[0]!.routes = [{ route: "chat", weight: 70 }];
+    (changed.lines[1] as Record<string, unknown>).maxShare = undefined;
+    const file = writeFile("changed.yaml", changed);
+    const out = await okRun(["apply", "-f", file]);
+    expect(out).toContain("~ line paid-a\n    routes: chat:60 → chat:70");
+    expect(out).toContain("~ line free-a\n    maxShare: 0.5 → (none)");
+    expect(out).toContain("2 changes: 0 to create, 2 to change, 0 to delete");
+    expect((await lines()).find((l) => l.name === "paid-a")?.routes).toEqual([{ route: "chat", weight: 70 }]);
+    expect((await okRun(["apply", "-f", file])).trim()).toMatch(/^no changes/);
+    // Back to the first file for the tests below.
+    await okRun(["apply", "-f", writeFile("registry.yaml", registry())]);
+  });
+
+  it("leaves what the file does not list, unless --prune", async () => {
+    await api("/v1/routes", { method: "POST", json: { name: "extra-route" } });
+    await api("/v1/lines", {
+      method: "POST",
+      json: {
+        name: "extra-line",
+        tier: "free",
+        protocol: "openai-chat",
+        baseUrl: lab.baseUrl("free-a"),
+        model: "m",
+        routes: [{ route: "extra-route", weight: 1 }],
+      },
+    });
+    await api("/v1/samples", {
+      method: "POST",
+      json: { name: "extra-sample", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {} },
+    });
+    const file = writeFile("registry.yaml", registry());
+    expect((await okRun(["apply", "-f", file])).trim()).toMatch(/^no changes/);
+
+    const dry = await okRun(["apply", "-f", file, "--prune", "--dry-run"]);
+    expect(dry).toContain("- line extra-line");
+    expect(dry).toContain("- sample extra-sample");
+    expect(dry).toContain("- route extra-route");
+    expect(dry).not.toContain("nonce-echo"); // shipped samples are never pruned
+    expect((await lines()).map((l) => l.name)).toContain("extra-line");
+
+    expect(await okRun(["apply", "-f", file, "--prune"])).toContain("applied 3 changes");
+    expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
+    const samples = (await api<{ samples: { name: string }[] }>("/v1/samples")).samples.map((s) => s.name);
+    expect(samples).toEqual(["capital", "json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
+    expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((r) => r.name)).toEqual(["batch", "chat"]);
+    expect((await okRun(["apply", "-f", file, "--prune"])).trim()).toMatch(/^no changes/);
+  });
+
+  it("--prune only prunes the sections the file has", async () => {
+    await api("/v1/samples", {
+      method: "POST",
+      json: { name: "another", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {} },
+    });
+    const out = await okRun(["apply", "-f", writeFile("samples-only.yaml", "samples: []\n"), "--prune"]);
+    expect(out).toContain("- sample another");
+    expect(out).toContain("- sample capital");
+    expect(out).not.toContain("line");
+    expect((await lines()).length).toBe(2);
+    await okRun(["apply", "-f", writeFile("registry.yaml", registry())]);
+  });
+
+  it("refuses an invalid file before changing anything, naming the field", async () => {
+    const bad = registry();
+    bad.routes.push({ name: "new-route" });
+    (bad.lines[1] as Record<string, unknown>).tier = "cheap";
+    (bad.samples[0]!.expect as Record<string, unknown>).minLength = -1;
+    const r = await run(["apply", "-f", writeFile("bad.yaml", bad)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("lines[1].tier");
+    expect(r.stderr).toContain("samples[0].expect.minLength");
+    expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((x) => x.name)).not.toContain("new-route");
+
+    const json = await run(["apply", "-f", "bad.yaml", "--json"]);
+    expect(json.code).toBe(1);
+    expect((JSON.parse(json.stderr) as { error: { details: { field: string }[] } }).error.details.map((d) => d.field)).toEqual([
+      "lines[1].tier",
+      "samples[0].expect.minLength",
+    ]);
+
+    const unknownRoute = registry();
+    unknownRoute.lines[0]!.routes = [{ route: "nowhere", weight: 1 }];
+    const u = await run(["apply", "-f", writeFile("unknown-route.yaml", unknownRoute)]);
+    expect(u.code).toBe(1);
+    expect(u.stderr).toContain('lines[0].routes[0].route: no route "nowhere"');
+
+    const keyed = registry();
+    keyed.lines[0]!.name = "paid-new";
+    const k = await run(["apply", "-f", writeFile("keyed.yaml", keyed)]);
+    expect(k.code).toBe(1);
+    expect(k.stderr).toContain("lines[0].apiKeyEnv: the environment variable PAID_A_KEY is not set");
+
+    const literal = await run(["apply", "-f", writeFile("literal.yaml", { lines: [{ ...registry().lines[0], apiKey: "sk-in-git" }] })]);
+    expect(literal.code).toBe(1);
+    expect(literal.stderr).toContain("lines[0].apiKey");
+
+    const typo = await run(["apply", "-f", writeFile("typo.yaml", { line: [] })]);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toContain("line: unknown section");
+    expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
+  });
+
+  it("export writes the registry as an apply file: no keys, no shipped samples", async () => {
+    const text = await okRun(["export"]);
+    expect(text).toMatch(/^# linewatch registry exported from/);
+    expect(text).not.toContain("sk-from-env");
+    const doc = parse(text) as ReturnType<typeof registry>;
+    expect(doc.routes.map((r) => r.name)).toEqual(["batch", "chat"]);
+    expect(doc.lines.find((l) => l.name === "paid-a")).toMatchObject({
+      apiKeyEnv: "LINEWATCH_KEY_PAID_A",
+      routes: [{ route: "chat", weight: 60 }],
+    });
+    expect(doc.lines.find((l) => l.name === "free-a")).toMatchObject({
+      headers: { "X-Org": "acme" },
+      maxShare: 0.5,
+      probeIntervalSec: 120,
+    });
+    expect(doc.samples.map((s) => s.name)).toEqual(["capital"]);
+    // Into a file, and back: nothing to change.
+    await okRun(["export", "-o", "exported.yaml"]);
+    expect(readFileSync(join(work, "exported.yaml"), "utf8")).toBe(text);
+    expect((await okRun(["apply", "-f", "exported.yaml", "--prune"])).trim()).toMatch(/^no changes/);
+  });
+
+  it("export → apply into an empty control plane reproduces the registry", async () => {
+    await okRun(["lines", "drain", "free-a"]);
+    await okRun(["export", "-o", "exported.yaml"]);
+    const fresh = await startTestControlPlane();
+    try {
+      const out = await ok(["apply", "-f", "exported.yaml"], { url: fresh.url, env: { LINEWATCH_KEY_PAID_A: "sk-copied" } });
+      expect(out).toContain("applied 5 changes");
+      const strip = (s: string) => s.replace(/^#.*\n/gm, "");
+      expect(strip(await ok(["export"], { url: fresh.url }))).toBe(strip(readFileSync(join(work, "exported.yaml"), "utf8")));
+      const copied = (await (await fresh.request("/v1/lines")).json()) as { lines: LineView[] };
+      expect(copied.lines.map((l) => [l.name, l.adminState, l.hasApiKey])).toEqual([
+        ["free-a", "drained", false],
+        ["paid-a", "active", true],
       ]);
-      const version = (await api<TableView>("/v1/tables/chat")).version;
+      expect((await ok(["apply", "-f", "exported.yaml"], { url: fresh.url })).trim()).toMatch(/^no changes/);
+    } finally {
+      await fresh.stop();
+    }
+  });
 
-      // Second time: an empty plan, exit 0, and the table is not republished. The key is not needed again.
-      const again = await okRun(["apply", "-f", file]);
-      expect(again.trim()).toBe(`no changes: ${cp.url} matches ${file}`);
-      const json = await okJson<{ changes: unknown[]; applied: number }>(["apply", "-f", file], { url: cp.url });
-      expect(json).toMatchObject({ changes: [], applied: 0 });
-      expect((await api<TableView>("/v1/tables/chat")).version).toBe(version);
-    },
-    SLOW,
-  );
-
-  it(
-    "shows and applies a change field by field",
-    async () => {
-      const changed = registry();
-      changed.lines[0]!.routes = [{ route: "chat", weight: 70 }];
-      (changed.lines[1] as Record<string, unknown>).maxShare = undefined;
-      const file = writeFile("changed.yaml", changed);
-      const out = await okRun(["apply", "-f", file]);
-      expect(out).toContain("~ line paid-a\n    routes: chat:60 → chat:70");
-      expect(out).toContain("~ line free-a\n    maxShare: 0.5 → (none)");
-      expect(out).toContain("2 changes: 0 to create, 2 to change, 0 to delete");
-      expect((await lines()).find((l) => l.name === "paid-a")?.routes).toEqual([{ route: "chat", weight: 70 }]);
-      expect((await okRun(["apply", "-f", file])).trim()).toMatch(/^no changes/);
-      // Back to the first file for the tests below.
-      await okRun(["apply", "-f", writeFile("registry.yaml", registry())]);
-    },
-    SLOW,
-  );
-
-  it(
-    "leaves what the file does not list, unless --prune",
-    async () => {
-      await api("/v1/routes", { method: "POST", json: { name: "extra-route" } });
-      await api("/v1/lines", {
-        method: "POST",
-        json: {
-          name: "extra-line",
-          tier: "free",
-          protocol: "openai-chat",
-          baseUrl: lab.baseUrl("free-a"),
-          model: "m",
-          routes: [{ route: "extra-route", weight: 1 }],
-        },
-      });
-      await api("/v1/samples", {
-        method: "POST",
-        json: { name: "extra-sample", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {} },
-      });
-      const file = writeFile("registry.yaml", registry());
-      expect((await okRun(["apply", "-f", file])).trim()).toMatch(/^no changes/);
-
-      const dry = await okRun(["apply", "-f", file, "--prune", "--dry-run"]);
-      expect(dry).toContain("- line extra-line");
-      expect(dry).toContain("- sample extra-sample");
-      expect(dry).toContain("- route extra-route");
-      expect(dry).not.toContain("nonce-echo"); // shipped samples are never pruned
-      expect((await lines()).map((l) => l.name)).toContain("extra-line");
-
-      expect(await okRun(["apply", "-f", file, "--prune"])).toContain("applied 3 changes");
-      expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
-      const samples = (await api<{ samples: { name: string }[] }>("/v1/samples")).samples.map((s) => s.name);
-      expect(samples).toEqual(["capital", "json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
-      expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((r) => r.name)).toEqual(["batch", "chat"]);
-      expect((await okRun(["apply", "-f", file, "--prune"])).trim()).toMatch(/^no changes/);
-    },
-    SLOW,
-  );
-
-  it(
-    "--prune only prunes the sections the file has",
-    async () => {
-      await api("/v1/samples", {
-        method: "POST",
-        json: { name: "another", protocol: "openai-chat", request: { messages: [{ role: "user", content: "hi" }] }, expect: {} },
-      });
-      const out = await okRun(["apply", "-f", writeFile("samples-only.yaml", "samples: []\n"), "--prune"]);
-      expect(out).toContain("- sample another");
-      expect(out).toContain("- sample capital");
-      expect(out).not.toContain("line");
-      expect((await lines()).length).toBe(2);
-      await okRun(["apply", "-f", writeFile("registry.yaml", registry())]);
-    },
-    SLOW,
-  );
-
-  it(
-    "refuses an invalid file before changing anything, naming the field",
-    async () => {
-      const bad = registry();
-      bad.routes.push({ name: "new-route" });
-      (bad.lines[1] as Record<string, unknown>).tier = "cheap";
-      (bad.samples[0]!.expect as Record<string, unknown>).minLength = -1;
-      const r = await run(["apply", "-f", writeFile("bad.yaml", bad)]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain("lines[1].tier");
-      expect(r.stderr).toContain("samples[0].expect.minLength");
-      expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((x) => x.name)).not.toContain("new-route");
-
-      const json = await run(["apply", "-f", "bad.yaml", "--json"]);
-      expect(json.code).toBe(1);
-      expect((JSON.parse(json.stderr) as { error: { details: { field: string }[] } }).error.details.map((d) => d.field)).toEqual([
-        "lines[1].tier",
-        "samples[0].expect.minLength",
-      ]);
-
-      const unknownRoute = registry();
-      unknownRoute.lines[0]!.routes = [{ route: "nowhere", weight: 1 }];
-      const u = await run(["apply", "-f", writeFile("unknown-route.yaml", unknownRoute)]);
-      expect(u.code).toBe(1);
-      expect(u.stderr).toContain('lines[0].routes[0].route: no route "nowhere"');
-
-      const keyed = registry();
-      keyed.lines[0]!.name = "paid-new";
-      const k = await run(["apply", "-f", writeFile("keyed.yaml", keyed)]);
-      expect(k.code).toBe(1);
-      expect(k.stderr).toContain("lines[0].apiKeyEnv: the environment variable PAID_A_KEY is not set");
-
-      const literal = await run(["apply", "-f", writeFile("literal.yaml", { lines: [{ ...registry().lines[0], apiKey: "sk-in-git" }] })]);
-      expect(literal.code).toBe(1);
-      expect(literal.stderr).toContain("lines[0].apiKey");
-
-      const typo = await run(["apply", "-f", writeFile("typo.yaml", { line: [] })]);
-      expect(typo.code).toBe(1);
-      expect(typo.stderr).toContain("line: unknown section");
-      expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
-    },
-    SLOW,
-  );
-
-  it(
-    "export writes the registry as an apply file: no keys, no shipped samples",
-    async () => {
-      const text = await okRun(["export"]);
-      expect(text).toMatch(/^# linewatch registry exported from/);
-      expect(text).not.toContain("sk-from-env");
-      const doc = parse(text) as ReturnType<typeof registry>;
-      expect(doc.routes.map((r) => r.name)).toEqual(["batch", "chat"]);
-      expect(doc.lines.find((l) => l.name === "paid-a")).toMatchObject({
-        apiKeyEnv: "LINEWATCH_KEY_PAID_A",
-        routes: [{ route: "chat", weight: 60 }],
-      });
-      expect(doc.lines.find((l) => l.name === "free-a")).toMatchObject({
-        headers: { "X-Org": "acme" },
-        maxShare: 0.5,
-        probeIntervalSec: 120,
-      });
-      expect(doc.samples.map((s) => s.name)).toEqual(["capital"]);
-      // Into a file, and back: nothing to change.
-      await okRun(["export", "-o", "exported.yaml"]);
-      expect(readFileSync(join(work, "exported.yaml"), "utf8")).toBe(text);
-      expect((await okRun(["apply", "-f", "exported.yaml", "--prune"])).trim()).toMatch(/^no changes/);
-    },
-    SLOW,
-  );
-
-  it(
-    "export → apply into an empty control plane reproduces the registry",
-    async () => {
-      await okRun(["lines", "drain", "free-a"]);
-      await okRun(["export", "-o", "exported.yaml"]);
-      const fresh = await startTestControlPlane();
-      try {
-        const out = await ok(["apply", "-f", "exported.yaml"], { url: fresh.url, env: { LINEWATCH_KEY_PAID_A: "sk-copied" } });
-        expect(out).toContain("applied 5 changes");
-        const strip = (s: string) => s.replace(/^#.*\n/gm, "");
-        expect(strip(await ok(["export"], { url: fresh.url }))).toBe(strip(readFileSync(join(work, "exported.yaml"), "utf8")));
-        const copied = (await (await fresh.request("/v1/lines")).json()) as { lines: LineView[] };
-        expect(copied.lines.map((l) => [l.name, l.adminState, l.hasApiKey])).toEqual([
-          ["free-a", "drained", false],
-          ["paid-a", "active", true],
-        ]);
-        expect((await ok(["apply", "-f", "exported.yaml"], { url: fresh.url })).trim()).toMatch(/^no changes/);
-      } finally {
-        await fresh.stop();
-      }
-    },
-    SLOW,
-  );
-
-  it(
-    "leaves a drain done by hand alone when the file does not say adminState",
-    async () => {
-      await okRun(["lines", "drain", "paid-a"]);
-      expect((await okRun(["apply", "-f", "registry.yaml"])).trim()).toMatch(/^no changes/);
-      const withState = registry();
-      (withState.lines[0] as Record<string, unknown>).adminState = "active";
-      expect(await okRun(["apply", "-f", writeFile("active.yaml", withState)])).toContain('adminState: "drained" → "active"');
-    },
-    SLOW,
-  );
+  it("leaves a drain done by hand alone when the file does not say adminState", async () => {
+    await okRun(["lines", "drain", "paid-a"]);
+    expect((await okRun(["apply", "-f", "registry.yaml"])).trim()).toMatch(/^no changes/);
+    const withState = registry();
+    (withState.lines[0] as Record<string, unknown>).adminState = "active";
+    expect(await okRun(["apply", "-f", writeFile("active.yaml", withState)])).toContain('adminState: "drained" → "active"');
+  });
 });
 
 describe("tokens", () => {
@@ -630,36 +529,32 @@ describe("tokens", () => {
     await cp?.stop();
   });
 
-  it(
-    "create (printed once), then the API needs it; list; revoke",
-    async () => {
-      const created = await cli(["tokens", "create", "ops", "--role", "admin"], { url: cp.url });
-      expect(created.code).toBe(0);
-      const token = created.stdout.trim();
-      expect(token).toMatch(/^lw_admin_/);
-      expect(created.stderr).toContain("shown only this once");
+  it("create (printed once), then the API needs it; list; revoke", async () => {
+    const created = await cli(["tokens", "create", "ops", "--role", "admin"], { url: cp.url });
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim();
+    expect(token).toMatch(/^lw_admin_/);
+    expect(created.stderr).toContain("shown only this once");
 
-      const denied = await cli(["lines", "list"], { url: cp.url });
-      expect(denied.code).toBe(1);
-      expect(denied.stderr).toContain("--token or set LINEWATCH_TOKEN");
-      await ok(["lines", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: token } });
-      await ok(["lines", "list", "--token", token], { url: cp.url });
+    const denied = await cli(["lines", "list"], { url: cp.url });
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toContain("--token or set LINEWATCH_TOKEN");
+    await ok(["lines", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: token } });
+    await ok(["lines", "list", "--token", token], { url: cp.url });
 
-      const viewer = await okJson<{ token: string; role: string }>(["tokens", "create", "dash", "--role", "viewer"], {
-        url: cp.url,
-        env: { LINEWATCH_TOKEN: token },
-      });
-      expect(viewer.role).toBe("viewer");
-      const forbidden = await cli(["routes", "add", "x"], { url: cp.url, env: { LINEWATCH_TOKEN: viewer.token } });
-      expect(forbidden.code).toBe(1);
-      expect(forbidden.stderr).toContain("viewer");
+    const viewer = await okJson<{ token: string; role: string }>(["tokens", "create", "dash", "--role", "viewer"], {
+      url: cp.url,
+      env: { LINEWATCH_TOKEN: token },
+    });
+    expect(viewer.role).toBe("viewer");
+    const forbidden = await cli(["routes", "add", "x"], { url: cp.url, env: { LINEWATCH_TOKEN: viewer.token } });
+    expect(forbidden.code).toBe(1);
+    expect(forbidden.stderr).toContain("viewer");
 
-      const list = await ok(["tokens", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: token } });
-      expect(list).toMatch(/ops\s+admin/);
-      expect(list).not.toContain(token);
-      expect(await ok(["tokens", "revoke", "dash"], { url: cp.url, env: { LINEWATCH_TOKEN: token } })).toContain("revoked token dash");
-      expect((await cli(["lines", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: viewer.token } })).code).toBe(1);
-    },
-    SLOW,
-  );
+    const list = await ok(["tokens", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: token } });
+    expect(list).toMatch(/ops\s+admin/);
+    expect(list).not.toContain(token);
+    expect(await ok(["tokens", "revoke", "dash"], { url: cp.url, env: { LINEWATCH_TOKEN: token } })).toContain("revoked token dash");
+    expect((await cli(["lines", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: viewer.token } })).code).toBe(1);
+  });
 });

@@ -1,25 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { COMMANDS, run } from "../../../apps/cli/src/run";
+import { COMMANDS } from "../../../apps/cli/src/run";
+import { runCli } from "./run-cli";
 
 // The command line handled in-process (same code as the binary, without a process per case):
 // usage errors are exit 2 with a message that names what is wrong.
-
-async function runCli(argv: string[], env: Record<string, string> = {}) {
-  let stdout = "";
-  let stderr = "";
-  const io = {
-    stdout: (t: string) => {
-      stdout += t;
-    },
-    stderr: (t: string) => {
-      stderr += t;
-    },
-    env,
-    cwd: process.cwd(),
-  };
-  const code = await run(argv, io);
-  return { code, stdout, stderr };
-}
 
 describe("usage errors exit 2 and say why", () => {
   it.each([

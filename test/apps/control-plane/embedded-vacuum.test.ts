@@ -9,7 +9,7 @@ import { ManualClock } from "../../helpers/manual-clock";
 // The embedded PGlite runs no autovacuum: every probe's schedule and health updates leave a dead
 // row version behind, and retention's deletes free nothing, unless the control plane vacuums.
 // Sizes are what an operator sees grow in LINEWATCH_DATA_DIR.
-const LINES = 5;
+const LINES = 3;
 const embedded = !process.env.DATABASE_URL;
 
 let lab: Lab;
@@ -76,8 +76,8 @@ describe.skipIf(!embedded)("embedded database upkeep (PGlite)", () => {
     await probeRounds(1);
     const full = await bytes("probe_results");
     expect(await cp.engine.pruneProbeResults()).toBeGreaterThan(300);
-    // 1200 results go where the 1600 deleted ones were: without the vacuum they would add about
-    // two thirds of the table again; with it, at most a page or two of a right-growing index.
+    // 720 results go where the 996 deleted ones were: without the vacuum they would add about
+    // nearly three quarters of the table again; with it, at most a page or two of a right-growing index.
     await probeRounds(60);
     expect(await bytes("probe_results")).toBeLessThan(full * 1.1);
   }, 120_000);

@@ -262,7 +262,18 @@ describe("service endpoints", () => {
     );
     const docs = await cp.request("/docs");
     expect(docs.headers.get("content-type")).toContain("text/html");
-    expect(await docs.text()).toContain("/v1/lines/{id}");
+    const page = await docs.text();
+    expect(page).toContain("/v1/lines/{id}");
+    expect(page).toContain('<link rel="icon" href="/favicon.svg"');
+  });
+
+  it("serves a favicon to anyone, so the docs page and the dashboard ask for nothing that 404s", async () => {
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const res = await cp.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("image/svg+xml");
+      expect(await res.text()).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>.*<\/svg>$/);
+    }
   });
 });
 

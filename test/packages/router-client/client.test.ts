@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRouterClient, type RouterClient, type RouterClientOptions, seededRng, silentLogger } from "@linewatch/router-client";
+import { mulberry32 } from "@linewatch/core";
+import { createRouterClient, type RouterClient, type RouterClientOptions, silentLogger } from "@linewatch/router-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { line, startTableServer, type TableServer, waitFor } from "./table-server";
 
@@ -27,7 +28,7 @@ function client(overrides: Partial<RouterClientOptions> = {}): RouterClient {
     routes: ["chat"],
     cacheFile: join(dir, "tables.json"),
     waitSec: 30,
-    rng: seededRng(1),
+    rng: mulberry32(1),
     logger: silentLogger,
     backoff: { initialMs: 20, maxMs: 200 },
     ...overrides,
@@ -114,7 +115,7 @@ describe("pulling tables", () => {
   it("a panic table is picked by its weights; an empty table picks null", async () => {
     server.publish("chat", [line("a", 9000, { tier: "free", state: "cooldown" }), line("b", 1000)], "panic");
     server.publish("closed", [], "panic");
-    const c = client({ routes: ["chat", "closed"], rng: seededRng(3) });
+    const c = client({ routes: ["chat", "closed"], rng: mulberry32(3) });
     await c.start();
     expect(c.snapshot("chat")?.mode).toBe("panic");
     const picks = Array.from({ length: 10_000 }, () => c.pick("chat")?.name);

@@ -1,4 +1,5 @@
-import { createWeightedPicker, seededRng, type Weighted } from "@linewatch/router-client";
+import { mulberry32 } from "@linewatch/core";
+import { createWeightedPicker, type Weighted } from "@linewatch/router-client";
 import { describe, expect, it } from "vitest";
 
 const items = (...ws: [string, number][]): Weighted[] => ws.map(([id, weight]) => ({ id, weight }));
@@ -85,13 +86,13 @@ describe("createWeightedPicker: distribution (seeded rng)", () => {
   const picker = createWeightedPicker(items(...weights));
 
   it("10,000 picks match the weights within 2 percentage points", () => {
-    const rng = seededRng(42);
+    const rng = mulberry32(42);
     const got = shares(Array.from({ length: 10_000 }, () => picker.pick(rng)));
     for (const [id, w] of weights) expect(Math.abs((got.get(id) ?? 0) - w / 10000)).toBeLessThan(0.02);
   });
 
   it("with an excluded line, picks spread over the rest in proportion", () => {
-    const rng = seededRng(7);
+    const rng = mulberry32(7);
     const got = shares(Array.from({ length: 10_000 }, () => picker.pick(rng, { exclude: ["a"] })));
     expect(got.has("a")).toBe(false);
     for (const [id, w] of weights.slice(1)) expect(Math.abs((got.get(id) ?? 0) - w / 4000)).toBeLessThan(0.02);

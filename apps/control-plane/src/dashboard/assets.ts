@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 
 export interface Asset {
   body: Buffer;
@@ -13,23 +14,49 @@ export interface Asset {
 const require = createRequire(import.meta.url);
 const own = (name: string) => fileURLToPath(new URL(`./assets/${name}`, import.meta.url));
 
-const FILES: Record<string, { path: string; type: string }> = {
+const JS = "text/javascript; charset=utf-8";
+const CSS = "text/css; charset=utf-8";
+
+const FILES: Record<string, { body: () => Buffer; type: string }> = {
   // uPlot from npm, served by the app: the machines that run linewatch may have no internet.
-  "uplot.js": { path: require.resolve("uplot/dist/uPlot.iife.min.js"), type: "text/javascript; charset=utf-8" },
-  "uplot.css": { path: require.resolve("uplot/dist/uPlot.min.css"), type: "text/css; charset=utf-8" },
-  "dashboard.js": { path: own("dashboard.js"), type: "text/javascript; charset=utf-8" },
-  "dashboard.css": { path: own("dashboard.css"), type: "text/css; charset=utf-8" },
+  "uplot.js": { body: () => readFileSync(require.resolve("uplot/dist/uPlot.iife.min.js")), type: JS },
+  "uplot.css": { body: () => readFileSync(require.resolve("uplot/dist/uPlot.min.css")), type: CSS },
+  "dashboard.js": { body: buildClient, type: JS },
+  "dashboard.css": { body: () => readFileSync(own("dashboard.css")), type: CSS },
 };
 
-export type AssetName = keyof typeof FILES;
+/**
+ * The browser script: client/dashboard.ts and what it imports (the server's formatters, core's
+ * constants) bundled into one file, as the browser runs it.
+ */
+function buildClient(): Buffer {
+  const out = buildSync({
+    entryPoints: [fileURLToPath(new URL("./client/dashboard.ts", import.meta.url))],
+    bundle: true,
+    write: false,
+    format: "iife",
+    target: "es2022",
+    platform: "browser",
+    minify: true,
+    legalComments: "none",
+    logLevel: "silent",
+  });
+  const file = out.outputFiles[0];
+  if (!file) throw new Error("esbuild wrote no dashboard script");
+  return Buffer.from(file.contents);
+}
 
-/** Read once at start-up; a missing file fails the start, not a page view. */
+let loaded: Map<string, Asset> | null = null;
+
+/** Read (and the script built) once per process, when the dashboard is first asked for. */
 export function loadAssets(): Map<string, Asset> {
+  if (loaded) return loaded;
   const assets = new Map<string, Asset>();
-  for (const [name, { path, type }] of Object.entries(FILES)) {
-    const body = readFileSync(path);
+  for (const [name, { body: read, type }] of Object.entries(FILES)) {
+    const body = read();
     assets.set(name, { body, type, hash: createHash("sha256").update(body).digest("hex").slice(0, 12) });
   }
+  loaded = assets;
   return assets;
 }
 

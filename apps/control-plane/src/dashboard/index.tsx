@@ -73,8 +73,8 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
   const tokens = new DashboardTokens(new TokenStore(deps));
   const overview = new OverviewData(deps, engine);
   const api = new InProcessApi(deps, engine);
-  const assets = loadAssets();
-  const asset = (name: string) => assetUrl(assets, name);
+  // Built at the first page or asset asked for (the script is bundled then), not at every start.
+  const asset = (name: string) => assetUrl(loadAssets(), name);
   const gzip = compress();
   const formLimit = bodyLimit({
     maxSize: FORM_MAX_BYTES,
@@ -196,7 +196,7 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
   }
 
   app.get(`${ASSET_PREFIX}:name`, gzip, (c) => {
-    const found = assets.get(c.req.param("name"));
+    const found = loadAssets().get(c.req.param("name"));
     if (!found) return c.text("not found", 404);
     // The URL carries the content hash: cache for good when it matches, briefly otherwise.
     const immutable = c.req.query("v") === found.hash;

@@ -1,10 +1,4 @@
-import {
-  type HealthState,
-  linePolicy,
-  lineStatus,
-  routeWarnings,
-  type StatusTone,
-} from "@linewatch/core";
+import { type HealthState, linePolicy, lineStatus, routeWarnings, type StatusTone } from "@linewatch/core";
 import {
   dashboardFingerprint,
   type EventRow,

@@ -30,7 +30,6 @@ import {
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { GroupCommit } from "../prober/group-commit";
-import { BATCH_LINGER_MS } from "../prober/prober";
 import type { CachedLine, RegistryCache, RegistrySnapshot } from "../registry-cache";
 import type { TablePublisher } from "../tables/publisher";
 
@@ -108,7 +107,7 @@ export class HealthService {
   private readonly probes: GroupCommit<StoredProbeResult, { error?: unknown; moved?: Moved }>;
 
   constructor(
-    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger">,
+    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config">,
     private readonly registry: RegistryCache,
     private readonly publisher: TablePublisher,
   ) {
@@ -127,7 +126,7 @@ export class HealthService {
         }
         return results.map((r) => (errors.has(r) ? { error: errors.get(r) } : { moved: applied.get(r) ?? undefined }));
       },
-      { lingerMs: BATCH_LINGER_MS },
+      { lingerMs: deps.config.batchLingerMs },
     );
   }
 

@@ -1,11 +1,4 @@
-import {
-  applicableSamples,
-  isFastProbing,
-  jitterOffsetMs,
-  probeIntervalMs,
-  type Sample,
-  sampleOffsetsMs,
-} from "@linewatch/core";
+import { applicableSamples, isFastProbing, jitterOffsetMs, probeIntervalMs, type Sample, sampleOffsetsMs } from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -46,9 +39,6 @@ const HAND_BACK_ATTEMPTS = 120;
 
 /** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
 const isProbed = (line: CachedLine) => line.adminState !== "disabled";
-
-/** Under load, how long a batch of writes waits for more (results and reschedules, health). */
-export const BATCH_LINGER_MS = 100;
 
 /** A reconcile that finds the registry as the last one did skips the database, for at most this long. */
 const RECONCILE_FULL_MS = 60_000;
@@ -110,7 +100,7 @@ export class Prober {
           let k = 0;
           return items.map((i) => (i.input ? (stored[k++] ?? null) : null));
         }),
-      { lingerMs: BATCH_LINGER_MS },
+      { lingerMs: deps.config.batchLingerMs },
     );
   }
 

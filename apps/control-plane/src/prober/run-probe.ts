@@ -1,15 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  BASELINE_WINDOW,
-  type BaselineEntry,
-  computeBaseline,
-  fillTemplate,
-  getAdapter,
-  type Line,
-  type Sample,
-  scoreProbe,
-} from "@linewatch/core";
-import { insertProbeResult, type ProbeResultInsert, recentSampleResults, type StoredProbeResult } from "@linewatch/db";
+import { type BaselineEntry, computeBaseline, fillTemplate, getAdapter, type Line, type Sample, scoreProbe } from "@linewatch/core";
+import type { ProbeResultInsert } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { lineSecrets, redactOutcome } from "../secrets";
@@ -36,21 +27,6 @@ export function probeTimeoutMs(line: Pick<Line, "timeoutMs">, sample: Pick<Sampl
 }
 
 const hashContent = (content: string) => createHash("sha256").update(content).digest("hex").slice(0, 32);
-
-/**
- * Send one sample to one line, score it against the (line, sample) baseline and store the result.
- * Returns null when another replica already stored the result of this slot.
- */
-export async function runProbe(
-  deps: Pick<AppDeps, "database" | "clock">,
-  agent: Agent,
-  job: ProbeJob,
-  stall?: StallMeter,
-): Promise<StoredProbeResult | null> {
-  const db = deps.database.db;
-  const history = await recentSampleResults(db, job.line.id, job.sample.id, BASELINE_WINDOW);
-  return insertProbeResult(db, await sendAndScore(deps, agent, job, history, stall));
-}
 
 /**
  * Send one sample to one line and score the answer against `history` (the pair's latest results,

@@ -3,10 +3,6 @@ export function isUniqueViolation(error: unknown): boolean {
   return pgCode(error) === "23505";
 }
 
-export function isForeignKeyViolation(error: unknown): boolean {
-  return pgCode(error) === "23503";
-}
-
 function pgCode(error: unknown): string | undefined {
   let e: unknown = error;
   for (let depth = 0; depth < 4 && e && typeof e === "object"; depth++) {

@@ -63,16 +63,6 @@ export function executeRows<T>(result: unknown): T[] {
   return (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as T[];
 }
 
-/**
- * Insert many results in one statement (the prober's group commit). Each gets its id here, so the
- * answer says exactly which were stored: null where a result for the same scheduled slot exists
- * (another replica ran it). The stored results are the inputs as written (score is 0.1-rounded, so
- * the `real` column gives it back unchanged).
- */
-export function insertProbeResults(db: Db, inputs: ProbeResultInsert[]): Promise<(StoredProbeResult | null)[]> {
-  return storeProbeResults(db, inputs, null);
-}
-
 /** A claimed probe handed back with its next due time (see completeClaim). */
 export interface ClaimCompletion {
   lineId: string;
@@ -82,8 +72,12 @@ export interface ClaimCompletion {
 }
 
 /**
- * insertProbeResults, and in the same statement hand `reschedule.items` back (completeClaim's rule:
- * only the claimant's rows; a row whose next_at moved since the claim keeps it and is only released).
+ * Insert many results in one statement (the prober's group commit), and in the same statement hand
+ * `reschedule.items` back (completeClaim's rule: only the claimant's rows; a row whose next_at moved
+ * since the claim keeps it and is only released). Each result gets its id here, so the answer says
+ * exactly which were stored: null where a result for the same scheduled slot exists (another replica
+ * ran it). The stored results are the inputs as written (score is 0.1-rounded, so the `real` column
+ * gives it back unchanged).
  */
 export async function storeProbeResults(
   db: Db,
@@ -207,17 +201,6 @@ export async function sampleHistories(
     contentHash: r.content_hash,
     hardFailure: r.hard_failure,
   }));
-}
-
-/** A (line, sample)'s latest results, newest first: the input of its baseline. */
-export async function recentSampleResults(db: Db, lineId: string, sampleId: string, limit: number) {
-  const rows = await db
-    .select()
-    .from(probeResults)
-    .where(and(eq(probeResults.lineId, lineId), eq(probeResults.sampleId, sampleId)))
-    .orderBy(desc(probeResults.startedAt))
-    .limit(limit);
-  return rows.map(toProbeResult);
 }
 
 /** A line's results since a time (newest first), with the sample's name and weight. */

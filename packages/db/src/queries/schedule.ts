@@ -36,31 +36,6 @@ export async function deleteScheduleRow(db: Db, lineId: string, sampleId: string
   await db.delete(probeSchedule).where(and(eq(probeSchedule.lineId, lineId), eq(probeSchedule.sampleId, sampleId)));
 }
 
-/**
- * Claim up to `limit` due probes for `replica` until `leaseUntil`. SKIP LOCKED lets replicas claim
- * side by side without waiting on each other; the lease returns a probe whose replica died.
- */
-export async function claimDueProbes(db: Db, replica: string, now: Date, leaseUntil: Date, limit: number): Promise<ScheduleRow[]> {
-  if (limit <= 0) return [];
-  const result = await db.execute(sql`
-    update ${probeSchedule} set claimed_by = ${replica}, claimed_until = ${leaseUntil.toISOString()}::timestamptz
-    where (line_id, sample_id) in (
-      select line_id, sample_id from ${probeSchedule}
-      where next_at <= ${now.toISOString()}::timestamptz
-        and (claimed_until is null or claimed_until < ${now.toISOString()}::timestamptz)
-      order by next_at
-      limit ${limit}
-      for update skip locked)
-    returning line_id, sample_id, next_at, trigger`);
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
-    line_id: string;
-    sample_id: string;
-    next_at: string | Date;
-    trigger: string;
-  }[];
-  return rows.map((r) => ({ lineId: r.line_id, sampleId: r.sample_id, nextAt: new Date(r.next_at), trigger: r.trigger }));
-}
-
 /** A claimed probe with what the prober needs to send it, read in the claiming statement. */
 export interface ClaimedProbe extends ScheduleRow {
   /** When the pair's newest stored result started (ms), null when it has none: is a baseline kept in memory still current? */
@@ -70,8 +45,10 @@ export interface ClaimedProbe extends ScheduleRow {
 }
 
 /**
- * claimDueProbes, and in the same statement for each claimed probe the start of its pair's newest
- * result and, when it may be probing fast, its line's health: one round trip per claimed batch.
+ * Claim up to `limit` due probes for `replica` until `leaseUntil`, and in the same statement for each
+ * claimed probe the start of its pair's newest result and, when it may be probing fast, its line's
+ * health: one round trip per claimed batch. SKIP LOCKED lets replicas claim side by side without
+ * waiting on each other; the lease returns a probe whose replica died.
  */
 export async function claimDueProbesWithContext(
   db: Db,

@@ -18,11 +18,6 @@ export async function insertToken(db: Db, input: { name: string; role: string; h
   return row;
 }
 
-/** Insert unless a token with that hash exists (bootstrap admin token at every start). */
-export async function ensureToken(db: Db, input: { name: string; role: string; hash: string }): Promise<void> {
-  await db.insert(tokens).values(input).onConflictDoNothing();
-}
-
 export async function revokeToken(db: Db, idOrName: string, now: Date): Promise<TokenRow | null> {
   const byId = /^[0-9a-f-]{36}$/i.test(idOrName) ? eq(tokens.id, idOrName) : eq(tokens.name, idOrName);
   const [row] = await db

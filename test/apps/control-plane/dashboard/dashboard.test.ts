@@ -5,7 +5,7 @@ import { createLine, probeNow } from "../../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { countColoredPixels, launchBrowser, watchErrors } from "./browser";
 
-/** The first series colours of the score chart (dashboard.js PALETTE). */
+/** The first series colours of the score chart (client/dashboard.ts PALETTE). */
 const SERIES_COLORS = ["#3464c4", "#d63c3c", "#1e9e57", "#c98a00"];
 
 describe("dashboard in a browser (open mode, the demo's lines)", () => {
@@ -256,6 +256,31 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     expect(await row(page, "paid-b").getAttribute("data-state")).toBe("drained");
     expect(await tableRow(page, "chat-default", ids["paid-b"]!).locator("td.weight").textContent()).toBe("0");
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(42);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("keeps the header's counts current on a live page (a wall screen must not say all is well)", async () => {
+    const { page, errors } = await open("/?refresh=1");
+    await page.evaluate(() => {
+      (globalThis as unknown as { marker: number }).marker = 7;
+    });
+    const summary = page.locator("#summary");
+    const healthy = async () => Number((await summary.locator(".chip.st-healthy").textContent())?.match(/^(\d+) healthy/)?.[1]);
+    const before = await healthy();
+    expect(before).toBeGreaterThan(0);
+    expect(await summary.locator(".chip.st-disabled").count()).toBe(0);
+    const res = await cp.request(`/v1/lines/${ids["paid-a"]}`, { method: "PATCH", json: { adminState: "disabled" } });
+    expect(res.status).toBe(200);
+    // Polled every second: the header is swapped in place with the panels, no reload (the marker survives).
+    await page.waitForSelector("#summary .chip.st-disabled", { timeout: 20_000 });
+    expect(await summary.locator(".chip.st-disabled").textContent()).toBe("1 disabled");
+    expect(await healthy()).toBe(before - 1);
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(7);
+    // The state chips still filter the table after the swap.
+    await summary.locator(".chip.st-disabled").click();
+    expect(await page.locator("table.lines tbody tr:not(.hidden)").count()).toBe(1);
+    expect(await row(page, "paid-a").getAttribute("data-state")).toBe("disabled");
     expect(errors).toEqual([]);
     await page.close();
   });

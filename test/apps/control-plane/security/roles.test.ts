@@ -24,7 +24,10 @@ function expectedRoles(op: Operation): Role[] {
 }
 
 /** Paths anyone may call (documented in README "Run it for real"). */
-const PUBLIC: Operation[] = ["/healthz", "/readyz", "/openapi.json", "/docs", "/metrics"].map((path) => ({ method: "GET", path }));
+const PUBLIC: Operation[] = ["/healthz", "/readyz", "/openapi.json", "/docs", "/metrics", "/favicon.svg", "/favicon.ico"].map((path) => ({
+  method: "GET",
+  path,
+}));
 
 /** A concrete URL for an operation: real ids for reads, so a permitted read answers 200. */
 function concrete(op: Operation, forWrite: boolean): string {

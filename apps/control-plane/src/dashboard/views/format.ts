@@ -1,4 +1,4 @@
-// Small text formatters shared by the server views (the client script keeps its own for live ticking).
+// Small text formatters shared by the server views and the browser script (client/dashboard.ts).
 
 /** "12 s", "4 min", "3 h", "2 d": how long ago, coarse on purpose. */
 export function ago(ms: number): string {
@@ -28,9 +28,6 @@ export const share = (weight: number) => `${(weight / 100).toFixed(1)}%`;
 export const percent = (f: number) => `${Math.round(f * 100)}%`;
 
 export const iso = (ms: number) => new Date(ms).toISOString();
-
-/** `12:04:05` UTC, for tables where the date is obvious. */
-export const clockTime = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
 export const scoreClass = (score: number | null) => (score === null ? "s-none" : score >= 80 ? "s-good" : score >= 60 ? "s-warn" : "s-bad");
 

@@ -47,7 +47,7 @@ export const Layout: FC<PageShell & { children?: Child; header?: Child }> = (p) 
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{p.title}</title>
-      <link rel="icon" href="data:," />
+      <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
       {p.charts ? <link rel="stylesheet" href={p.asset("uplot.css")} /> : null}
       <link rel="stylesheet" href={p.asset("dashboard.css")} />
     </head>

@@ -27,7 +27,7 @@ const lineHref = (name: string) => `/lines/${encodeURIComponent(name)}`;
 
 /** The header's at-a-glance line: how many lines are in each state. */
 export const Summary: FC<{ o: Overview }> = ({ o }) => (
-  <div id="summary" class="summary">
+  <div id="summary" class="summary" data-swap="">
     <span class="muted">{o.lines.length} lines</span>
     {STATE_ORDER.filter((s) => o.counts[s]).map((s) => (
       <span class={`chip st-${s}`} data-state={s} title={`show only ${s} lines`}>

@@ -17,6 +17,7 @@ export function renderDocsPage(doc: Doc) {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${doc.info.title} API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <style>
 body{font:14px/1.5 system-ui,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;color:#1d2330}
 h1{font-size:1.5rem} .op{border:1px solid #d8dce4;border-radius:6px;margin:.6rem 0;padding:.5rem .8rem}

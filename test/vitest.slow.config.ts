@@ -1,0 +1,3 @@
+import { SLOW_TESTS, testConfig } from "./vitest.config";
+
+export default testConfig({ include: SLOW_TESTS, exclude: ["**/node_modules/**"] });
