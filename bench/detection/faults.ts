@@ -17,20 +17,19 @@ export interface FaultPlan {
   onset: number;
   /** The upstream is well again. */
   end: number;
-  /** From here requests are served badly: the onset, or for creep when the first sample's latency component fails. */
+  /** From here requests are served badly: the onset, or for creep when the first sample's answers stop arriving within its timeout. */
   badStart: number;
 }
 
 /**
- * The scorer's latency component is 2 − latency / maxLatencyMs past the limit, and a component under
- * 0.5 is a failed check: the latency component fails at 1.5 × maxLatencyMs.
+ * Latency alone never fails a probe below the timeout (SPEC §4): it lowers the score, and so the
+ * graded weight. A creeping line is bad (its answers are lost) once a sample's latency passes its timeout.
  */
-export const LATENCY_FAIL_RATIO = 1.5;
 
 export function planFault(kind: FaultKind, onset: number, end: number, samples: readonly ShippedSample[]): FaultPlan {
   if (kind !== "latency-creep") return { kind, onset, end, badStart: onset };
   const first = Math.min(
-    ...samples.map((s) => (LATENCY_FAIL_RATIO * (s.expect.maxLatencyMs ?? s.timeoutMs) - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS),
+    ...samples.map((s) => (s.timeoutMs - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS),
   );
   return { kind, onset, end, badStart: onset + Math.ceil(first) };
 }

@@ -31,6 +31,8 @@ export interface SimOutcome {
   hardFailure: boolean;
   /** Time to the answer; past the sample's timeout the fleet records a timeout (hard failure, score 0). */
   latencyMs: number;
+  /** Characters of the answer, for the line's length tracks; absent: not tracked. */
+  contentLength?: number;
 }
 
 export interface SimSample {
@@ -49,8 +51,8 @@ export interface FleetLine {
   dailyQuota?: number | null;
   probeBudgetPct?: number;
   adminState?: AdminState;
-  /** The upstream: what a probe of `sample` started at `at` gets. */
-  respond: (sample: SimSample, at: number, kind: ProbeKind) => SimOutcome;
+  /** The upstream: what a probe of `sample` started at `at` gets (scored against the line's `health`, as the prober does). */
+  respond: (sample: SimSample, at: number, kind: ProbeKind, health: Health) => SimOutcome;
 }
 
 export interface FleetOptions {
@@ -218,7 +220,7 @@ export class Fleet {
     if (kind === "reprobe") s.probes.reprobe++;
     else if (fast) s.probes.fast++;
     else s.probes.scheduled++;
-    const out = s.line.respond(sample, startedAt, kind);
+    const out = s.line.respond(sample, startedAt, kind, s.health);
     const hard = out.hardFailure || out.latencyMs > sample.timeoutMs;
     const result = {
       id: `${s.line.id}:${++this.seq}`,
@@ -227,6 +229,7 @@ export class Fleet {
       passed: hard ? false : out.passed,
       hardFailure: hard,
       startedAt,
+      ...(out.contentLength !== undefined && !hard ? { contentLength: out.contentLength } : {}),
     };
     const doneAt = startedAt + Math.min(out.latencyMs, sample.timeoutMs);
     this.clock.at(doneAt, () => {
@@ -234,7 +237,7 @@ export class Fleet {
       const cut = this.now - 10 * 60_000;
       while (s.results.length > 0 && s.results[0]!.startedAt < cut) s.results.shift();
       const ls = lineScore(s.results, this.now) ?? result.score;
-      this.apply(s, transition(s.health, { type: "probe", result, lineScore: ls }, this.policy, this.now));
+      this.apply(s, transition(s.health, { type: "probe", result, lineScore: ls, intervalMs: this.interval(s) }, this.policy, this.now));
     });
   }
 

@@ -47,6 +47,32 @@ export interface ScoredOutcome {
   /** Time until the result is known: the latency, or the timeout. */
   latencyMs: number;
   reasons: string[];
+  contentLength: number;
+}
+
+/** What goes wrong with one answer beside the content fault: the noise of a real upstream. */
+export interface AnswerNoise {
+  /** The upstream answers HTTP 500 (at once) instead. */
+  http500?: boolean;
+  /**
+   * Plain-text answers of more than 60 characters come back this many times as long (a model's
+   * own variation): cut at a word, or longer by repeating its sentences.
+   */
+  lengthScale?: number;
+}
+
+/** `content` scaled to about `scale` × its length, at word boundaries; JSON and short answers are left alone. */
+export function scaleLength(content: string, scale: number): string {
+  if (scale === 1 || content.length <= 60 || /^\s*[[{]/.test(content)) return content;
+  const target = Math.max(1, Math.round(content.length * scale));
+  if (target < content.length) {
+    const cut = content.lastIndexOf(" ", target);
+    return content.slice(0, cut > 0 ? cut : target);
+  }
+  let out = content;
+  const sentences = content.split(/(?<=[.!?])\s+/);
+  for (let i = 0; out.length < target; i++) out += ` ${sentences[i % sentences.length]}`;
+  return out.slice(0, target);
 }
 
 export class LabUpstream {
@@ -61,13 +87,15 @@ export class LabUpstream {
   }
 
   /** One probe of `sample` at `at` under `fault` (a content fault, or ok), answered after `latencyMs`. */
-  probe(sample: ShippedSample, at: number, fault: FaultSetting, latencyMs: number): ScoredOutcome {
+  probe(sample: ShippedSample, at: number, fault: FaultSetting, latencyMs: number, noise: AnswerNoise = {}, anchoredLength: number | null = null): ScoredOutcome {
     const nonce = `lw-${hex(this.rng, 12)}`;
     const history = this.history.get(sample.name) ?? [];
     const baseline = computeBaseline(history);
     const timedOut = latencyMs > sample.timeoutMs;
     let observation: ProbeObservation;
-    if (timedOut) {
+    if (noise.http500 && !timedOut) {
+      observation = { status: 500, errorClass: "http_status", latencyMs, content: null, json: null, contentHash: null, nonce };
+    } else if (timedOut) {
       observation = {
         status: null,
         errorClass: "timeout" as const,
@@ -82,7 +110,8 @@ export class LabUpstream {
       const view = viewChat(filled.messages, filled.response_format);
       const seq = this.line.arrive("chat.completions");
       const reply = this.line.reply("chat.completions", "lab-model", view, seq, fault, at);
-      const parsed = openAiChatAdapter.parseResponse(200, JSON.stringify(chatCompletionBody(reply)));
+      const scaled = { ...reply, content: scaleLength(reply.content, noise.lengthScale ?? 1) };
+      const parsed = openAiChatAdapter.parseResponse(200, JSON.stringify(chatCompletionBody(scaled)));
       const content = parsed.ok ? parsed.content : null;
       observation = {
         status: 200,
@@ -94,7 +123,7 @@ export class LabUpstream {
         nonce,
       };
     }
-    const scored = scoreProbe({ expect: sample.expect, observation, baseline });
+    const scored = scoreProbe({ expect: sample.expect, observation, baseline, anchoredLength });
     history.unshift({
       contentLength: scored.contentLength,
       latencyMs: observation.latencyMs,
@@ -110,6 +139,7 @@ export class LabUpstream {
       hardFailure: scored.hardFailure,
       latencyMs: observation.latencyMs,
       reasons: scored.reasons,
+      contentLength: scored.contentLength,
     };
   }
 }

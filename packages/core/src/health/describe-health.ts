@@ -1,5 +1,7 @@
 // A flat view of a health record for GET /v1/lines/:id/health and the dashboard.
+import { contentThreshold, hardThreshold, worstSample } from "./evidence";
 import type { Health, HealthState } from "./health-types";
+import { anchoredLength } from "./lengths";
 import type { HealthPolicy } from "./policy";
 import { nextTickAt } from "./transition";
 import { servicePhase, weightFactor } from "./weight-factor";
@@ -19,6 +21,20 @@ export interface HealthView {
   fastProbeUntil: number | null;
   consecutiveFailures: number;
   consecutivePasses: number;
+  /** The evidence against the line and the thresholds it is held to (SPEC §5). */
+  evidence: {
+    hard: number;
+    hardThreshold: number;
+    content: number;
+    worstSample: { sampleId: string; value: number } | null;
+    contentThreshold: number;
+    /** The line's usual hard-failure rate, and per sample its usual and recent content-failure rates. */
+    hardRate: number;
+    contentRate: Record<string, number>;
+    recentContent: Record<string, number>;
+  };
+  /** Per sample: the anchored usual answer length (chars), null while it is being learned, and the recent one. */
+  lengths: Record<string, { anchored: number | null; recent: number | null }>;
   nextTickAt: number | null;
 }
 
@@ -38,6 +54,30 @@ export function describeHealth(h: Health, policy: HealthPolicy): HealthView {
     fastProbeUntil: h.fastProbeUntil,
     consecutiveFailures: h.failStreak.length,
     consecutivePasses: h.passStreak.length,
+    evidence: {
+      hard: round2(h.evidence.hard),
+      hardThreshold: round2(hardThreshold(policy)),
+      content: round2(h.evidence.content),
+      worstSample: worst(h),
+      contentThreshold: round2(contentThreshold(policy)),
+      hardRate: round4(h.evidence.hardRate),
+      contentRate: mapValues(h.evidence.contentRate, round4),
+      recentContent: mapValues(h.evidence.recentContent, round4),
+    },
+    lengths: mapValues(h.lengths, (t) => ({ anchored: roundOrNull(anchoredLength(t)), recent: roundOrNull(t.recent === null ? null : Math.exp(t.recent)) })),
     nextTickAt: nextTickAt(h, policy),
   };
+}
+
+const round2 = (x: number): number => Math.round(x * 100) / 100;
+const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+const roundOrNull = (x: number | null): number | null => (x === null ? null : Math.round(x));
+const worst = (h: Health) => {
+  const w = worstSample(h.evidence);
+  return w === null ? null : { sampleId: w.sampleId, value: round2(w.value) };
+};
+function mapValues<T, U>(record: Record<string, T>, f: (x: T) => U): Record<string, U> {
+  const out: Record<string, U> = {};
+  for (const [k, v] of Object.entries(record)) out[k] = f(v);
+  return out;
 }

@@ -34,6 +34,39 @@ export interface TrendPoint {
   probeId: string;
 }
 
+/**
+ * The evidence a line's probes have given (SPEC §5): one-sided CUSUM statistics (log-likelihood
+ * ratios of "failing" against the line's usual failure rate, never below 0), hard failures and
+ * content failures counted apart, and the rates they are weighed against. Persisted with health.
+ */
+export interface Evidence {
+  /** Hard failures (timeouts, connect errors, non-2xx) of the line, against `hardRate`. */
+  hard: number;
+  /** Content failures of the line's scheduled probes across its samples: a fault every sample sees. */
+  content: number;
+  /** Per sample: its content failures (confirming probes included), against its own usual rate. */
+  sampleContent: Record<string, number>;
+  /** The line's usual hard-failure rate, learned while it is in service. */
+  hardRate: number;
+  /** Per sample: its usual content-failure rate (slow), learned in every state. */
+  contentRate: Record<string, number>;
+  /** Per sample: its recent content-failure rate (fast): what grades the weight of a line that is partly wrong. */
+  recentContent: Record<string, number>;
+  /** Per sample: content-checked probes behind `recentContent` (counted up to its window). */
+  checked: Record<string, number>;
+  /** Samples whose latest probe failed (hard or content). */
+  failing: string[];
+}
+
+/** A line's usual answer length for one sample, in log(chars): an anchor and a recent mean. */
+export interface LengthTrack {
+  /** Learned only while the line is healthy at full weight, slowly: a slow degradation cannot drag it. */
+  anchor: number | null;
+  anchorN: number;
+  /** Fast: where the answers are now. */
+  recent: number | null;
+}
+
 export interface Health {
   phase: Phase;
   /** When the current (public) state was entered. */
@@ -44,14 +77,19 @@ export interface Health {
   holdUntil: number | null;
   /** Last line score the caller gave (mean of the last 10 min), 0–100. */
   lineScore: number | null;
-  /** Ids of the line's consecutive failed probes, newest last (at most failCount kept). */
+  /** Ids of the line's latest failed probes since its last scheduled pass, newest last (at most 8 kept). */
   failStreak: string[];
-  /** Ids of the line's consecutive passed probes, newest last (at most passCount kept). */
+  /** Ids of the line's consecutive passed probes, newest last (as many as an early release needs). */
   passStreak: string[];
-  /** Per sample whose latest probe failed: ids of its consecutive failures (at most failCount kept). */
-  sampleFailStreaks: Record<string, string[]>;
+  evidence: Evidence;
+  /** Per sample: the usual answer length the anchored length check holds answers to. */
+  lengths: Record<string, LengthTrack>;
+  /** When the cooldowns of the last hour began: each return within an hour makes the next release harder. */
+  cooldowns: number[];
   /** Length of the last cooldown since the line was last fully back in service; null: next one is the first. */
   lastCooldownMs: number | null;
+  /** When the running cooldown was last doubled by a failure (at most once per probe interval). */
+  doubledAt: number | null;
   trend: TrendPoint[];
   /** A trend alert halves the probe interval until this time. */
   fastProbeUntil: number | null;
@@ -60,16 +98,21 @@ export interface Health {
 }
 
 /** What the health machine needs of a probe result. */
-export type HealthProbe = Pick<ProbeResult, "id" | "sampleId" | "score" | "passed" | "hardFailure" | "startedAt">;
+export type HealthProbe = Pick<ProbeResult, "id" | "sampleId" | "score" | "passed" | "hardFailure" | "startedAt"> &
+  Partial<Pick<ProbeResult, "contentLength">>;
 
 export type HealthEvent =
-  /** `lineScore`: the mean of the line's last 10 min of probe scores, this probe included. */
-  | { type: "probe"; result: HealthProbe; lineScore: number }
+  /**
+   * `lineScore`: the mean of the line's last 10 min of probe scores, this probe included.
+   * `intervalMs`: the line's probe interval (a cooldown is doubled at most once per interval).
+   */
+  | { type: "probe"; result: HealthProbe; lineScore: number; intervalMs?: number }
   /** Time passes: cooldown end, probation steps, hold expiry. */
   | { type: "tick" }
   | { type: "admin"; adminState: AdminState };
 
 export const HEALTH_REASONS = [
+  "failure_evidence",
   "consecutive_failures",
   "cooldown_elapsed",
   "consecutive_passes",

@@ -1,5 +1,7 @@
 export * from "./describe-health";
+export * from "./evidence";
 export * from "./health-types";
+export * from "./lengths";
 export * from "./line-policy";
 export * from "./line-status";
 export * from "./parse-health";

@@ -1,7 +1,7 @@
 // Health as stored (JSON in line_health.health) → core's Health, once, where a row enters the program.
 // Records written by an older version lack newer fields: those get their initial values here, so the
 // state machine only ever sees a whole Health.
-import { HEALTH_STATES, type Health, type Phase } from "./health-types";
+import { HEALTH_STATES, type Evidence, type Health, type LengthTrack, type Phase } from "./health-types";
 import { initialHealth } from "./transition";
 import { isAdminPhase } from "./weight-factor";
 
@@ -37,14 +37,42 @@ function parsePhase(v: unknown): Phase | null {
   }
 }
 
+function numbers(v: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (isRecord(v)) for (const [k, x] of Object.entries(v)) if (typeof x === "number" && Number.isFinite(x)) out[k] = x;
+  return out;
+}
+
+function parseEvidence(v: unknown, fresh: Evidence): Evidence {
+  if (!isRecord(v)) return fresh;
+  return {
+    hard: Math.max(0, num(v.hard, 0)),
+    content: Math.max(0, num(v.content, 0)),
+    sampleContent: numbers(v.sampleContent),
+    hardRate: num(v.hardRate, fresh.hardRate),
+    contentRate: numbers(v.contentRate),
+    recentContent: numbers(v.recentContent),
+    checked: numbers(v.checked),
+    failing: strings(v.failing),
+  };
+}
+
+function parseLengths(v: unknown): Record<string, LengthTrack> {
+  const out: Record<string, LengthTrack> = {};
+  if (!isRecord(v)) return out;
+  for (const [k, t] of Object.entries(v)) {
+    if (!isRecord(t)) continue;
+    out[k] = { anchor: numOrNull(t.anchor), anchorN: Math.max(0, num(t.anchorN, 0)), recent: numOrNull(t.recent) };
+  }
+  return out;
+}
+
 /** The stored record as a Health; null when it cannot be read at all (the caller starts the line over). */
 export function parseHealth(stored: unknown): Health | null {
   if (!isRecord(stored)) return null;
   const phase = parsePhase(stored.phase);
   if (phase === null) return null;
   const fresh = initialHealth(num(stored.since, 0));
-  const streaks: Record<string, string[]> = {};
-  if (isRecord(stored.sampleFailStreaks)) for (const [k, v] of Object.entries(stored.sampleFailStreaks)) streaks[k] = strings(v);
   const reprobe = isRecord(stored.reprobe) ? stored.reprobe : null;
   return {
     ...fresh,
@@ -54,8 +82,11 @@ export function parseHealth(stored: unknown): Health | null {
     lineScore: numOrNull(stored.lineScore),
     failStreak: strings(stored.failStreak),
     passStreak: strings(stored.passStreak),
-    sampleFailStreaks: streaks,
+    evidence: parseEvidence(stored.evidence, fresh.evidence),
+    lengths: parseLengths(stored.lengths),
+    cooldowns: Array.isArray(stored.cooldowns) ? stored.cooldowns.filter((t): t is number => typeof t === "number" && Number.isFinite(t)) : [],
     lastCooldownMs: numOrNull(stored.lastCooldownMs),
+    doubledAt: numOrNull(stored.doubledAt),
     trend: Array.isArray(stored.trend)
       ? stored.trend.flatMap((p) =>
           isRecord(p) && typeof p.probeId === "string" && numOrNull(p.at) !== null && numOrNull(p.score) !== null

@@ -1,12 +1,32 @@
 // The SPEC §5 state machine as one pure function: (health, event, policy, now) → (health, effects).
 import type { AdminState } from "../types";
+import {
+  addEvidence,
+  contentThreshold,
+  failingShare,
+  emptyEvidence,
+  hardThreshold,
+  type ProbeOutcome,
+  probationThreshold,
+  resetEvidence,
+  worstSample,
+} from "./evidence";
 import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, ServicePhase, Transition } from "./health-types";
-import type { HealthPolicy } from "./policy";
+import { trackLength } from "./lengths";
+import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
 import { heldFactor, isAdminPhase, servicePhase, targetFactor, weightFactor } from "./weight-factor";
 
+/** A probe interval to assume when the caller gives none (SPEC §3 default). */
+const DEFAULT_INTERVAL_MS = 45_000;
+/** Failed probe ids an event names at most. */
+const FAILURES_KEPT = 8;
+const HOUR = 3_600_000;
+/** Cooldown start times kept for the backoff. */
+const MAX_COOLDOWNS_KEPT = 12;
+
 /** A new line: healthy at full weight (or under an admin overlay). */
-export function initialHealth(now: number, adminState: AdminState = "active"): Health {
+export function initialHealth(now: number, adminState: AdminState = "active", policy: Pick<HealthPolicy, "hardRatePrior"> = DEFAULT_HEALTH_POLICY): Health {
   const service: ServicePhase = { state: "healthy" };
   return {
     phase: adminState === "active" ? service : { state: adminState, resume: service },
@@ -16,8 +36,11 @@ export function initialHealth(now: number, adminState: AdminState = "active"): H
     lineScore: null,
     failStreak: [],
     passStreak: [],
-    sampleFailStreaks: {},
+    evidence: emptyEvidence(policy),
+    lengths: {},
+    cooldowns: [],
     lastCooldownMs: null,
+    doubledAt: null,
     trend: [],
     fastProbeUntil: null,
     reprobe: null,
@@ -55,7 +78,7 @@ export function transition(health: Health, event: HealthEvent, policy: HealthPol
   }
   // Timers first, so a late event (or one after a restart) sees the phase it should.
   advanceTime(d);
-  if (event.type === "probe") applyProbe(d, event.result, event.lineScore);
+  if (event.type === "probe") applyProbe(d, event.result, event.lineScore, event.intervalMs ?? DEFAULT_INTERVAL_MS);
   else if (event.type === "admin") applyAdmin(d, event.adminState);
   settleFactor(d);
   const before = weightFactor(health);
@@ -72,7 +95,7 @@ export function nextTickAt(h: Health, policy: HealthPolicy): number | null {
   const times: number[] = [];
   if (op.state === "cooldown") times.push(op.until);
   if (op.state === "probation" && op.stagePasses > 0) times.push(op.stageSince + policy.probationStepMs);
-  if (h.holdUntil !== null && targetFactor(op, h.lineScore, policy) > h.factor) times.push(h.holdUntil);
+  if (h.holdUntil !== null && targetFactor(op, h, policy) > h.factor) times.push(h.holdUntil);
   return times.length === 0 ? null : Math.min(...times);
 }
 
@@ -81,7 +104,7 @@ function advanceTime(d: Draft): void {
   if (op.state === "cooldown" && d.now >= op.until) {
     d.h.failStreak = [];
     d.h.passStreak = [];
-    d.h.sampleFailStreaks = {};
+    d.h.evidence = resetEvidence(d.h.evidence);
     setService(
       d,
       { state: "probation", stage: 0, stageSince: d.now, stagePasses: 0 },
@@ -112,96 +135,162 @@ function stepProbation(d: Draft, op: Extract<ServicePhase, { state: "probation" 
   }
   d.h.lastCooldownMs = null;
   // Back in service: healthy at full weight, or degraded while the score (or the hold) keeps it lower.
-  const factor = heldFactor(d.h.factor, targetFactor({ state: "healthy" }, d.h.lineScore, d.policy), d.h.holdUntil, d.now);
+  const factor = heldFactor(d.h.factor, targetFactor({ state: "healthy" }, d.h, d.policy), d.h.holdUntil, d.now);
   setService(d, { state: factor >= 1 ? "healthy" : "degraded" }, cause("probation_complete", "probation complete"));
 }
 
-function applyProbe(d: Draft, r: HealthProbe, lineScore: number): void {
+function outcomeOf(r: HealthProbe): ProbeOutcome {
+  if (r.hardFailure) return "hard";
+  return r.passed ? "pass" : "content";
+}
+
+function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: number): void {
   const { policy, now } = d;
   d.h.lineScore = lineScore;
   trackTrend(d, r, lineScore);
   const confirming = d.h.reprobe?.sampleId === r.sampleId;
   if (confirming) d.h.reprobe = null;
 
-  const passed = r.passed && !r.hardFailure;
-  if (passed) {
-    d.h.passStreak = keepLast([...d.h.passStreak, r.id], policy.passCount);
-    // A confirming probe speaks for its sample only: it is extra to the schedule and must never
-    // make detection slower than the schedule alone, so its pass leaves the line's streak alone.
+  const outcome = outcomeOf(r);
+  const before = servicePhase(d.h);
+  const inService = before.state === "healthy" || before.state === "degraded";
+  d.h.evidence = addEvidence(d.h.evidence, { sampleId: r.sampleId, outcome, confirming, inService }, policy);
+  if (outcome === "pass") {
+    // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
+    const learn = before.state === "healthy" && d.h.factor >= 1;
+    if (r.contentLength !== undefined) d.h.lengths = { ...d.h.lengths, [r.sampleId]: trackLength(d.h.lengths[r.sampleId], r.contentLength, learn) };
+    d.h.passStreak = keepLast([...d.h.passStreak, r.id], releasePasses(d.h, policy, now));
+    // A confirming probe speaks for its sample only: its pass leaves the line's failures alone.
     if (!confirming) d.h.failStreak = [];
-    delete d.h.sampleFailStreaks[r.sampleId];
   } else {
     d.h.passStreak = [];
-    d.h.failStreak = keepLast([...d.h.failStreak, r.id], policy.failCount);
-    d.h.sampleFailStreaks[r.sampleId] = keepLast([...(d.h.sampleFailStreaks[r.sampleId] ?? []), r.id], policy.failCount);
+    d.h.failStreak = keepLast([...d.h.failStreak, r.id], FAILURES_KEPT);
   }
 
-  const op = servicePhase(d.h);
-  switch (op.state) {
+  switch (before.state) {
     case "healthy":
     case "degraded": {
-      if (passed) return;
-      const sampleStreak = d.h.sampleFailStreaks[r.sampleId] ?? [];
-      if (d.h.failStreak.length >= policy.failCount) {
-        enterCooldown(d, {
-          reason: "consecutive_failures",
-          detail: `${d.h.failStreak.length} consecutive failed probes`,
-          probeIds: [...d.h.failStreak],
-        });
-      } else if (sampleStreak.length >= policy.failCount) {
-        enterCooldown(d, {
-          reason: "consecutive_failures",
-          detail: `${sampleStreak.length} consecutive failed probes of sample ${r.sampleId}`,
-          probeIds: [...sampleStreak],
-        });
-      } else if (policy.reprobeDelayMs !== null) {
-        const at = now + policy.reprobeDelayMs;
-        d.h.reprobe = { at, sampleId: r.sampleId, probeId: r.id };
-        d.effects.push({ kind: "reprobe", at, sampleId: r.sampleId, probeIds: [r.id] });
-      }
+      if (outcome === "pass") return;
+      const verdict = failing(d, contentThreshold(policy), hardThreshold(policy));
+      if (verdict) enterCooldown(d, verdict);
+      else askConfirm(d, r);
       return;
     }
     case "cooldown": {
-      if (!passed) {
-        // A failure during cooldown doubles it (capped), counted from this failure.
-        const durationMs = Math.min(op.durationMs * 2, policy.cooldownMaxMs);
+      if (outcome !== "pass") {
+        // Failing probes double the cooldown (capped), at most once per probe interval.
+        if (d.h.doubledAt !== null && now - d.h.doubledAt < intervalMs) return;
+        const durationMs = Math.min(before.durationMs * 2, policy.cooldownMaxMs);
+        if (durationMs === before.durationMs) return;
         d.h.lastCooldownMs = durationMs;
-        setService(d, { ...op, until: now + durationMs, durationMs }, d.cause);
+        d.h.doubledAt = now;
+        setService(d, { ...before, until: Math.max(before.until, before.since + durationMs), durationMs }, {
+          reason: "consecutive_failures",
+          detail: `failed during cooldown: ${minutes(durationMs)}`,
+          probeIds: [r.id],
+        });
         return;
       }
-      const sampleStillFailing = Object.keys(d.h.sampleFailStreaks).length > 0;
-      if (d.h.passStreak.length >= policy.passCount && !sampleStillFailing) {
+      const needed = releasePasses(d.h, policy, now);
+      const halfway = before.since + before.durationMs / 2;
+      const returns = recentCooldowns(d.h, now) - 1;
+      const ready = d.h.evidence.failing.length === 0 && failingShare(d.h.evidence, policy) === null;
+      if (d.h.passStreak.length >= needed && ready && (returns === 0 || now >= halfway)) {
         setService(
           d,
           { state: "probation", stage: 0, stageSince: now, stagePasses: 0 },
           {
             reason: "consecutive_passes",
-            detail: `${d.h.passStreak.length} consecutive passed probes`,
+            detail: `${d.h.passStreak.length} consecutive passed probes${returns > 0 ? ` (${returns} return(s) to cooldown within the hour)` : ""}`,
             probeIds: [...d.h.passStreak],
           },
         );
+        d.h.evidence = resetEvidence(d.h.evidence);
       }
       return;
     }
     case "probation": {
-      if (!passed) {
-        enterCooldown(d, { reason: "probation_failure", detail: "a probe failed in probation", probeIds: [r.id] });
+      if (outcome === "pass") {
+        const next = { ...before, stagePasses: before.stagePasses + 1 };
+        setService(d, next, d.cause);
+        stepProbation(d, next);
         return;
       }
-      const next = { ...op, stagePasses: op.stagePasses + 1 };
-      setService(d, next, d.cause);
-      stepProbation(d, next);
+      // A content failure sends the line back (unless its sample often fails: then it takes more);
+      // a hard failure only when its confirming re-probe does not clear it, or the evidence says so.
+      const bar = probationThreshold(policy);
+      const verdict = failing(d, bar, hardThreshold(policy));
+      if (verdict) enterCooldown(d, { ...verdict, reason: "probation_failure", detail: `in probation: ${verdict.detail}` });
+      else if (outcome === "hard" && confirming)
+        enterCooldown(d, { reason: "probation_failure", detail: "in probation: a hard failure its confirming probe did not clear", probeIds: [...d.h.failStreak] });
+      else askConfirm(d, r);
       return;
     }
   }
 }
 
+/** The cause when the evidence crosses a threshold; null while it does not. */
+function failing(d: Draft, content: number, hard: number): Cause | null {
+  const e = d.h.evidence;
+  const probeIds = [...d.h.failStreak];
+  const worst = worstSample(e);
+  if (e.hard >= hard) return { reason: "failure_evidence", detail: `hard failures: evidence ${round1(e.hard)} ≥ ${round1(hard)} at a usual rate of ${pct1(e.hardRate)}`, probeIds };
+  if (e.content >= content)
+    return { reason: "failure_evidence", detail: `content failures across samples: evidence ${round1(e.content)} ≥ ${round1(content)}`, probeIds };
+  const share = failingShare(e, d.policy);
+  if (share)
+    return {
+      reason: "failure_evidence",
+      detail: `sample ${share.sampleId} failed ${pct(share.rate)} of its recent probes (≥ ${pct(d.policy.failingShare)})`,
+      probeIds,
+    };
+  if (worst && worst.value >= content) {
+    const rate = e.contentRate[worst.sampleId] ?? d.policy.rateFloor;
+    return {
+      reason: "failure_evidence",
+      detail: `content failures of sample ${worst.sampleId}: evidence ${round1(worst.value)} ≥ ${round1(content)} at a usual rate of ${pct1(rate)}`,
+      probeIds,
+    };
+  }
+  return null;
+}
+
+/** A failure that did not decide: probe the same sample again soon, so the next one can. */
+function askConfirm(d: Draft, r: HealthProbe): void {
+  if (d.policy.reprobeDelayMs === null) return;
+  const at = d.now + d.policy.reprobeDelayMs;
+  d.h.reprobe = { at, sampleId: r.sampleId, probeId: r.id };
+  d.effects.push({ kind: "reprobe", at, sampleId: r.sampleId, probeIds: [r.id] });
+}
+
+/**
+ * Cooldowns that count for the backoff (the running one included): those begun within the last hour,
+ * and every one since the line was last in service (a line that never stays back keeps its backoff).
+ */
+const recentCooldowns = (h: Health, now: number): number => {
+  const op = servicePhase(h).state;
+  return op === "healthy" || op === "degraded" ? h.cooldowns.filter((t) => now - t < HOUR).length : h.cooldowns.length;
+};
+
+/** Passes in a row that end a cooldown early: passCount, doubled for each return within the hour. */
+function releasePasses(h: Health, policy: HealthPolicy, now: number): number {
+  const returns = Math.max(0, recentCooldowns(h, now) - 1);
+  return policy.passCount * 2 ** Math.min(returns, 6);
+}
+
 function enterCooldown(d: Draft, cause: Cause): void {
   const last = d.h.lastCooldownMs;
-  const durationMs = last === null ? d.policy.cooldownBaseMs : Math.min(last * 2, d.policy.cooldownMaxMs);
+  const returns = recentCooldowns(d.h, d.now);
+  const byReturns = d.policy.cooldownBaseMs * 2 ** Math.min(returns, 20);
+  const durationMs = Math.min(Math.max(byReturns, last === null ? d.policy.cooldownBaseMs : last * 2), d.policy.cooldownMaxMs);
   d.h.lastCooldownMs = durationMs;
+  const op = servicePhase(d.h).state;
+  const kept = op === "healthy" || op === "degraded" ? d.h.cooldowns.filter((t) => d.now - t < HOUR) : d.h.cooldowns;
+  d.h.cooldowns = [...kept.slice(-(MAX_COOLDOWNS_KEPT - 1)), d.now];
+  d.h.doubledAt = null;
   d.h.passStreak = [];
   d.h.reprobe = null;
+  d.h.evidence = resetEvidence(d.h.evidence);
   setService(
     d,
     { state: "cooldown", since: d.now, until: d.now + durationMs, durationMs },
@@ -242,7 +331,11 @@ function replacePhase(d: Draft, phase: Health["phase"], cause: Cause): void {
 /** Applies the anti-flap hold to the phase's target factor; relabels healthy ↔ degraded by the result. */
 function settleFactor(d: Draft): void {
   const op = servicePhase(d.h);
-  const target = targetFactor(op, d.h.lineScore, d.policy);
+  const raw = targetFactor(op, d.h, d.policy);
+  // A graded line moves by more than one step or to full weight: a rate that wobbles around a
+  // step boundary must not republish the table at every probe.
+  const graded = (op.state === "healthy" || op.state === "degraded") && d.h.factor < 1 && raw < 1;
+  const target = graded && Math.abs(raw - d.h.factor) < 1.5 * d.policy.factorStep ? d.h.factor : raw;
   const next = heldFactor(d.h.factor, target, d.h.holdUntil, d.now);
   if (next < d.h.factor) d.h.holdUntil = d.now + d.policy.holdMs;
   else if (d.h.holdUntil !== null && d.now >= d.h.holdUntil) d.h.holdUntil = null;
@@ -273,13 +366,14 @@ function trackTrend(d: Draft, r: HealthProbe, lineScore: number): void {
   d.effects.push({ kind: "fast_probe_until", until, probeIds });
 }
 
-// The draft never mutates what it shares with the input: arrays and phases are replaced, not
-// changed in place; only the per-sample record gets keys added and deleted, so it alone is copied.
+// The draft never mutates what it shares with the input: arrays, records and phases are replaced,
+// never changed in place, so a shallow copy is enough.
 function cloneHealth(h: Health): Health {
-  return { ...h, sampleFailStreaks: { ...h.sampleFailStreaks } };
+  return { ...h };
 }
 
 const keepLast = <T>(xs: T[], n: number): T[] => (xs.length > n ? xs.slice(xs.length - n) : xs);
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const minutes = (ms: number): string => `${round1(ms / 60_000)} min`;
 const pct = (f: number): string => `${Math.round(f * 100)}%`;
+const pct1 = (f: number): string => `${round1(f * 100)}%`;

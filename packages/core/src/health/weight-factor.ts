@@ -1,5 +1,7 @@
 // Weight factors (0–1) of a line's health: what the table math multiplies base weights by.
+import { recentWrongRate } from "./evidence";
 import type { AdminPhase, Health, Phase, ServicePhase } from "./health-types";
+import { lengthRatio } from "./lengths";
 import type { HealthPolicy } from "./policy";
 
 export const isAdminPhase = (p: Phase): p is AdminPhase => p.state === "drained" || p.state === "disabled";
@@ -21,17 +23,44 @@ export const isFastProbing = (h: Health, now: number): boolean =>
 /** Degraded grading: 1 at or above `degradedBelow`, down to `degradedMinFactor` at `degradedFloor`, in `factorStep` steps. */
 export function gradedFactor(lineScore: number | null, policy: HealthPolicy): number {
   if (lineScore === null || lineScore >= policy.degradedBelow) return 1;
-  const raw = (lineScore - policy.degradedFloor) / (policy.degradedBelow - policy.degradedFloor);
-  const stepped = Math.floor(raw / policy.factorStep + 1e-9) * policy.factorStep;
-  return roundFactor(Math.min(1, Math.max(policy.degradedMinFactor, stepped)));
+  return stepped((lineScore - policy.degradedFloor) / (policy.degradedBelow - policy.degradedFloor), policy);
+}
+
+/** A wrong-answer rate this low is noise: a stray content failure never costs weight. */
+export const WRONG_RATE_FREE = 0.05;
+/** Answers at this share of their anchored length or above are normal variation. */
+export const LENGTH_RATIO_FREE = 0.8;
+
+/** A line partly wrong: 1 − wrongAnswerWeight × (the worst sample's recent content-failure rate − the free 5%). */
+export function wrongAnswerFactor(h: Health, policy: HealthPolicy): number {
+  const excess = recentWrongRate(h.evidence) - WRONG_RATE_FREE;
+  return excess <= 0 ? 1 : stepped(1 - policy.wrongAnswerWeight * excess, policy);
+}
+
+/** A line whose answers grew short against their anchors: 1 at 80% and above, 0.5 at `shortAnswerHalfAt`. */
+export function shortAnswerFactor(h: Health, policy: HealthPolicy): number {
+  const ratio = lengthRatio(h.lengths);
+  if (ratio === null || ratio >= LENGTH_RATIO_FREE) return 1;
+  return stepped(1 - (0.5 * (LENGTH_RATIO_FREE - ratio)) / (LENGTH_RATIO_FREE - policy.shortAnswerHalfAt), policy);
+}
+
+/** In service: the lowest of what the score, the wrong answers and the answer lengths ask for. */
+export function serviceFactor(h: Health, policy: HealthPolicy): number {
+  return Math.min(gradedFactor(h.lineScore, policy), wrongAnswerFactor(h, policy), shortAnswerFactor(h, policy));
+}
+
+/** Floored to a multiple of `factorStep` (noise does not republish tables), within [degradedMinFactor, 1]. */
+function stepped(raw: number, policy: HealthPolicy): number {
+  const f = Math.floor(raw / policy.factorStep + 1e-9) * policy.factorStep;
+  return roundFactor(Math.min(1, Math.max(policy.degradedMinFactor, f)));
 }
 
 /** The factor a phase asks for before the anti-flap hold. */
-export function targetFactor(phase: ServicePhase, lineScore: number | null, policy: HealthPolicy): number {
+export function targetFactor(phase: ServicePhase, h: Health, policy: HealthPolicy): number {
   switch (phase.state) {
     case "healthy":
     case "degraded":
-      return gradedFactor(lineScore, policy);
+      return serviceFactor(h, policy);
     case "cooldown":
       return 0;
     case "probation":

@@ -1,5 +1,7 @@
-// Fields: the share of the sample's content checks the answer meets — requiredFields,
-// each `contains` string and the `matches` pattern count one check each.
+// Fields: the share of the sample's content expectations the answer meets — requiredFields, each
+// `contains` string and the `matches` pattern count one each — for the score; and their checks:
+// any one missing required field, absent string or pattern miss fails its check.
+import { brokenCheck, failCheck, type ProbeCheck, passCheck } from "./checks";
 import { getPath } from "./json-path";
 import { clamp01 } from "./numbers";
 import type { ComponentScore, ScoringContext } from "./score-probe";
@@ -37,6 +39,7 @@ function fieldValue(field: string, answer: AnswerJson, body: unknown): unknown {
 export function scoreFields(ctx: ScoringContext): ComponentScore {
   const { expect, observation, content } = ctx;
   const reasons: string[] = [];
+  const verdicts: ProbeCheck[] = [];
   let checks = 0;
   let met = 0;
 
@@ -52,6 +55,7 @@ export function scoreFields(ctx: ScoringContext): ComponentScore {
     }
     if (needsAnswerJson && !answer.ok) reasons.push("answer is not JSON");
     if (missing.length > 0) reasons.push(`missing fields: ${missing.join(", ")}`);
+    verdicts.push(missing.length > 0 ? failCheck("requiredFields", `missing ${missing.join(", ")}`) : passCheck("requiredFields"));
   }
 
   // Case-insensitive: "Status codes…" at the start of a sentence still says "status".
@@ -61,18 +65,26 @@ export function scoreFields(ctx: ScoringContext): ComponentScore {
   checks += contains.length;
   met += contains.length - absent.length;
   if (absent.length > 0) reasons.push(`does not contain ${absent.map((t) => quote(t)).join(", ")}`);
+  if (contains.length > 0)
+    verdicts.push(absent.length > 0 ? failCheck("contains", `lacks ${absent.map((t) => quote(t)).join(", ")}`) : passCheck("contains"));
 
   if (expect.matches !== undefined && expect.matches !== "") {
     const re = compilePattern(expect.matches);
     if (re === null) {
       // The sample is broken, not the line: no check, but say so.
       reasons.push(`the sample's matches pattern ${quote(expect.matches)} is not a valid regex (ignored)`);
+      verdicts.push(brokenCheck("matches", `${quote(expect.matches)} is not a valid regex`));
     } else {
       checks += 1;
-      if (re.test(content)) met += 1;
-      else reasons.push(`does not match ${quote(expect.matches)}`);
+      if (re.test(content)) {
+        met += 1;
+        verdicts.push(passCheck("matches"));
+      } else {
+        reasons.push(`does not match ${quote(expect.matches)}`);
+        verdicts.push(failCheck("matches", `does not match ${quote(expect.matches)}`));
+      }
     }
   }
 
-  return { score: checks === 0 ? 1 : clamp01(met / checks), reasons };
+  return { score: checks === 0 ? 1 : clamp01(met / checks), reasons, checks: verdicts };
 }

@@ -1,9 +1,10 @@
 // Freshness: is this answer new and right? nonce echoed, not the same hash K times in a row,
 // the expected answer. Each failed check multiplies the component down.
 import { STALE_RUN } from "./baseline";
+import { brokenCheck, failCheck, type ProbeCheck, passCheck } from "./checks";
 import { clamp01 } from "./numbers";
 import type { ComponentScore, ScoringContext } from "./score-probe";
-import { answerTokens, containsTokens, normalizeAnswer, quote } from "./text";
+import { answerTokens, containsTokens, normalizeAnswer, parseAnswerJson, quote } from "./text";
 
 /** An answer of at most this many words (or 3× the expected answer's) is a "short answer". */
 export const SHORT_ANSWER_TOKENS = 8;
@@ -29,6 +30,7 @@ export function judgeAnswer(content: string, expected: string): AnswerVerdict {
 export function scoreFreshness(ctx: ScoringContext): ComponentScore {
   const { expect, observation, baseline, content } = ctx;
   const reasons: string[] = [];
+  const checks: ProbeCheck[] = [];
   let score = 1;
 
   // Case-insensitive: a replayed answer cannot hold this probe's nonce in any case.
@@ -36,27 +38,47 @@ export function scoreFreshness(ctx: ScoringContext): ComponentScore {
     if (!content.toLowerCase().includes(observation.nonce.toLowerCase())) {
       score = 0;
       reasons.push(`nonce ${observation.nonce} not echoed (cached answer?)`);
-    }
+      checks.push(failCheck("nonce", `nonce ${observation.nonce} not echoed (cached answer?)`));
+    } else checks.push(passCheck("nonce"));
   }
 
   if (expect.varies === true && observation.contentHash !== null) {
     const previous = baseline.recentHashes.slice(0, STALE_RUN - 1);
     if (previous.length === STALE_RUN - 1 && previous.every((h) => h === observation.contentHash)) {
       score = 0;
-      reasons.push(`same answer ${STALE_RUN} probes in a row (hash ${observation.contentHash.slice(0, 12)}): stale cache?`);
-    }
+      const detail = `same answer ${STALE_RUN} probes in a row (hash ${observation.contentHash.slice(0, 12)}): stale cache?`;
+      reasons.push(detail);
+      checks.push(failCheck("varies", detail));
+    } else checks.push(passCheck("varies"));
   }
 
   if (expect.answer !== undefined) {
-    const verdict = judgeAnswer(content, expect.answer);
-    if (verdict === "wrong") {
-      score = 0;
-      reasons.push(`wrong answer: expected ${quote(expect.answer)}, got ${quote(content)}`);
-    } else if (verdict === "buried") {
-      score *= ANSWER_BURIED_SCORE;
-      reasons.push(`expected answer ${quote(expect.answer)} only found inside a long answer`);
+    if (isStructured(content)) {
+      // A JSON answer has no text to compare: the sample asks the impossible, the line is not at fault.
+      checks.push(brokenCheck("answer", "the answer is JSON, not text: an expected answer cannot be compared"));
+      reasons.push("the sample's expected answer cannot be checked against a JSON answer (ignored)");
+    } else {
+      const verdict = judgeAnswer(content, expect.answer);
+      if (verdict === "wrong") {
+        score = 0;
+        reasons.push(`wrong answer: expected ${quote(expect.answer)}, got ${quote(content)}`);
+        checks.push(failCheck("answer", `expected ${quote(expect.answer)}, got ${quote(content)}`));
+      } else {
+        if (verdict === "buried") {
+          score *= ANSWER_BURIED_SCORE;
+          reasons.push(`expected answer ${quote(expect.answer)} only found inside a long answer`);
+        }
+        checks.push(passCheck("answer"));
+      }
     }
   }
 
-  return { score: clamp01(score), reasons };
+  return { score: clamp01(score), reasons, checks };
+}
+
+/** An object or array answer (JSON), which an expected text answer cannot be compared with. */
+function isStructured(content: string): boolean {
+  if (!/^\s*[[{]/.test(content)) return false;
+  const parsed = parseAnswerJson(content);
+  return parsed.ok && typeof parsed.value === "object" && parsed.value !== null;
 }

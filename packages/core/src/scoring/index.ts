@@ -12,6 +12,7 @@ export {
   RECENT_HASHES,
   STALE_RUN,
 } from "./baseline";
+export * from "./checks";
 export { compilePattern, scoreFields } from "./fields";
 export {
   ANSWER_BURIED_SCORE,
@@ -29,7 +30,7 @@ export {
   SUSPICIOUS_LENGTH_RATIO,
   scoreLatency,
 } from "./latency";
-export { LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
+export { ANCHORED_LENGTH_SHARE, LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
 export { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "./line-score";
 export {
   type ComponentScore,
@@ -37,16 +38,15 @@ export {
   type ScoredProbe,
   type ScoreProbeInput,
   type ScoringContext,
+  PEER_LENGTH_SHARE,
   scoreProbe,
 } from "./score-probe";
 export { hardFailureReason, isHardFailure, scoreStatus } from "./status";
 export { fillTemplate, type TemplateVars } from "./template";
 export { answerTokens, charLength, normalizeAnswer, parseAnswerJson } from "./text";
 export {
-  CHECK_FLOOR,
   COMPONENT_NAMES,
   DEFAULT_WEIGHTS,
-  failedChecks,
   PASS_SCORE,
   type ScoreWeights,
   scoreFromComponents,

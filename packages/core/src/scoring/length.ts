@@ -1,5 +1,6 @@
 // Length: vs the sample's minLength/maxLength and vs the line's own median for the sample.
 import { baselineWeight } from "./baseline";
+import { failCheck, type ProbeCheck, passCheck } from "./checks";
 import { clamp01, fmt, positiveOrNull } from "./numbers";
 import type { ComponentScore, ScoringContext } from "./score-probe";
 
@@ -21,17 +22,30 @@ export function relativeLengthScore(ratio: number): number {
   return 4 * ratio ** 3;
 }
 
+/** Below this share of the anchored usual length an answer is truncated, whatever minLength says. */
+export const ANCHORED_LENGTH_SHARE = 0.5;
+
 export function scoreLength(ctx: ScoringContext): ComponentScore {
-  const { contentLength: n, expect, baseline } = ctx;
-  if (n === 0) return { score: 0, reasons: ["empty answer"] };
+  const { contentLength: n, expect, baseline, anchoredLength } = ctx;
+  if (n === 0) return { score: 0, reasons: ["empty answer"], checks: [failCheck("content", "empty answer")] };
   const reasons: string[] = [];
+  const checks: ProbeCheck[] = [];
   let score = 1;
 
   const min = positiveOrNull(expect.minLength);
   if (min !== null && n < min) {
     score = Math.min(score, n / min);
     reasons.push(`content ${n} chars, below minLength ${fmt(min)}`);
-  }
+    checks.push(failCheck("minLength", `${n} chars, below minLength ${fmt(min)}`));
+  } else if (min !== null) checks.push(passCheck("minLength"));
+
+  const anchored = positiveOrNull(anchoredLength);
+  if (anchored !== null && n < ANCHORED_LENGTH_SHARE * anchored) {
+    score = Math.min(score, relativeLengthScore(n / anchored));
+    const detail = `${n} chars, below half of this line's anchored usual ${fmt(anchored)} (truncated?)`;
+    reasons.push(`content ${detail}`);
+    checks.push(failCheck("anchoredLength", detail));
+  } else if (anchored !== null) checks.push(passCheck("anchoredLength"));
   const max = positiveOrNull(expect.maxLength);
   if (max !== null && n > max) {
     score = Math.min(score, max / n);
@@ -53,5 +67,5 @@ export function scoreLength(ctx: ScoringContext): ComponentScore {
       );
     }
   }
-  return { score: clamp01(score), reasons };
+  return { score: clamp01(score), reasons, checks };
 }

@@ -1,14 +1,15 @@
 // Scoring one probe (SPEC §4): five components, a weighted score, pass/fail, reasons in words.
 import type { ErrorClass, SampleExpect, ScoreComponents } from "../types";
 import type { Baseline } from "./baseline";
+import { FAILED_CHECK_SCORE, failedCheckNames, type ProbeCheck } from "./checks";
 import { scoreFields } from "./fields";
 import { scoreFreshness } from "./freshness";
 import { scoreLatency } from "./latency";
 import { scoreLength } from "./length";
-import { clamp01, roundTo } from "./numbers";
+import { clamp01, positiveOrNull, roundTo } from "./numbers";
 import { hardFailureReason, isHardFailure, scoreStatus } from "./status";
 import { charLength } from "./text";
-import { CHECK_FLOOR, DEFAULT_WEIGHTS, failedChecks, PASS_SCORE, type ScoreWeights, scoreFromComponents } from "./weights";
+import { DEFAULT_WEIGHTS, PASS_SCORE, type ScoreWeights, scoreFromComponents } from "./weights";
 
 /** What the shell saw of one probe. */
 export interface ProbeObservation {
@@ -31,6 +32,13 @@ export interface ScoreProbeInput {
   observation: ProbeObservation;
   /** computeBaseline() of this (line, sample)'s earlier results; EMPTY_BASELINE when cold. */
   baseline: Baseline;
+  /**
+   * The line's anchored usual length for this sample (chars): learned only while the line was
+   * healthy, so a slow degradation cannot drag it along (health's `lengths`); null while cold.
+   */
+  anchoredLength?: number | null;
+  /** The usual length of the route's other lines answering this sample (chars); null when none. */
+  peerLength?: number | null;
   weights?: ScoreWeights;
 }
 
@@ -40,6 +48,8 @@ export interface ScoredProbe {
   score: number;
   passed: boolean;
   hardFailure: boolean;
+  /** Each expectation's verdict; empty for a hard failure (no answer to check). */
+  checks: ProbeCheck[];
   reasons: string[];
   /** In Unicode code points. */
   contentLength: number;
@@ -48,6 +58,7 @@ export interface ScoredProbe {
 export interface ComponentScore {
   score: number;
   reasons: string[];
+  checks?: ProbeCheck[];
 }
 
 /** What each component function reads. */
@@ -55,6 +66,8 @@ export interface ScoringContext {
   expect: SampleExpect;
   observation: ProbeObservation;
   baseline: Baseline;
+  /** The anchored usual length the length check holds the answer to (chars); null: none yet. */
+  anchoredLength: number | null;
   /** The answer, "" when there is none. */
   content: string;
   contentLength: number;
@@ -73,12 +86,14 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
       score: 0,
       passed: false,
       hardFailure: true,
+      checks: [],
       reasons: [hardFailureReason(observation)],
       contentLength,
     };
   }
 
-  const ctx: ScoringContext = { expect, observation, baseline, content, contentLength };
+  const anchoredLength = usualLength(input.anchoredLength ?? null, input.peerLength ?? null);
+  const ctx: ScoringContext = { expect, observation, baseline, anchoredLength, content, contentLength };
   const parts = {
     length: scoreLength(ctx),
     fields: scoreFields(ctx),
@@ -94,15 +109,18 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
     status: roundTo(clamp01(parts.status.score), 3),
     latency: roundTo(clamp01(parts.latency.score), 3),
   };
-  const score = scoreFromComponents(components, input.weights ?? DEFAULT_WEIGHTS);
-  const failed = failedChecks(components);
+  const checks = [...(parts.length.checks ?? []), ...(parts.fields.checks ?? []), ...(parts.freshness.checks ?? [])];
+  const failed = failedCheckNames(checks);
+  const weighted = scoreFromComponents(components, input.weights ?? DEFAULT_WEIGHTS);
+  const score = failed.length > 0 ? Math.min(weighted, FAILED_CHECK_SCORE) : weighted;
   return {
     components,
     score,
     passed: score >= PASS_SCORE && failed.length === 0,
     hardFailure: false,
+    checks,
     reasons: [
-      ...(failed.length > 0 ? [`failed check: ${failed.join(", ")} below ${CHECK_FLOOR}`] : []),
+      ...(failed.length > 0 ? [`failed check: ${failed.join(", ")}`] : []),
       ...parts.status.reasons,
       ...parts.length.reasons,
       ...parts.fields.reasons,
@@ -111,4 +129,15 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
     ],
     contentLength,
   };
+}
+
+/** Of a peer's usual length, the least a line's anchor is held to: a line cannot learn to be short. */
+export const PEER_LENGTH_SHARE = 0.6;
+
+/** The length the anchored check holds an answer to: the line's anchor, and at least a share of its peers'. */
+function usualLength(anchor: number | null, peer: number | null): number | null {
+  const own = positiveOrNull(anchor);
+  const peers = positiveOrNull(peer);
+  if (peers === null) return own;
+  return Math.max(own ?? 0, PEER_LENGTH_SHARE * peers);
 }

@@ -14,20 +14,9 @@ export const DEFAULT_WEIGHTS: Readonly<ScoreWeights> = Object.freeze({
   latency: 15,
 });
 
-/** A probe passes at this score or above, unless it failed hard or failed a check (CHECK_FLOOR). */
+/** A probe passes at this score or above, unless it failed hard or failed a content check (checks.ts). */
 export const PASS_SCORE = 60;
 
-/**
- * A component below this is a failed check and fails the probe whatever the score: with the spec's
- * weights one content fault alone (a wrong answer, text cut to a third) costs at most 25 points and
- * would still pass at 60, and a line that answers wrongly must go to cooldown, not merely slide.
- */
-export const CHECK_FLOOR = 0.5;
-
-/** The components that failed their check, in COMPONENT_NAMES order. */
-export function failedChecks(components: ScoreComponents): (typeof COMPONENT_NAMES)[number][] {
-  return COMPONENT_NAMES.filter((name) => components[name] < CHECK_FLOOR);
-}
 
 /**
  * The weighted mean of the components × 100, rounded to 0.1. Components are clamped to [0, 1]
