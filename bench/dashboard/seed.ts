@@ -78,6 +78,7 @@ export async function seed(cp: TestControlPlane, opts: { lines: number; hours: n
         passed: false,
         score: 52,
         components: { length: 0.3, fields: 0.5, freshness: 1, status: 1, latency: 1 },
+        checks: [{ name: "minLength", verdict: "fail", detail: "cut" }],
         contentLength: 40,
         contentHash: null,
         excerpt: "cut sh",

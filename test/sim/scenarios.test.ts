@@ -47,7 +47,7 @@ describe("simulation scenarios", () => {
       expect(zero).not.toBeNull();
       delays.push(zero! - onset);
       const cooldown = f.events.find((e) => e.lineId === "free-a" && e.effect.kind === "state_change" && e.effect.to === "cooldown");
-      expect(cooldown?.effect).toMatchObject({ reason: "consecutive_failures" });
+      expect(cooldown?.effect).toMatchObject({ reason: "failure_evidence" });
       expect(cooldown?.effect.kind === "state_change" && cooldown.effect.probeIds).toHaveLength(2);
       // The paid lines carry the route.
       expect(f.table.lines.map((l) => [l.lineId, l.weight])).toEqual([

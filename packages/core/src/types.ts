@@ -1,4 +1,5 @@
 // Domain types shared by every part of linewatch (SPEC §2–§4). Plain data, JSON-serialisable.
+import type { ProbeCheck } from "./scoring/checks";
 
 export const TIERS = ["paid", "free"] as const;
 export type Tier = (typeof TIERS)[number];
@@ -97,6 +98,8 @@ export interface ProbeResult {
   passed: boolean;
   score: number;
   components: ScoreComponents;
+  /** Each expectation's verdict (scoring/checks.ts); empty for a hard failure. */
+  checks: ProbeCheck[];
   contentLength: number;
   contentHash: string | null;
   /** The first few hundred characters of the answer, so a human can see why. */

@@ -45,6 +45,7 @@ const result = (sampleId: string, at: number, extra: Partial<ProbeResultInsert> 
   passed: true,
   score: 95.5,
   components: { length: 1, fields: 1, freshness: 1, status: 1, latency: 0.9 },
+  checks: [],
   contentLength: 200,
   contentHash: `h-${at}`,
   excerpt: "fine",

@@ -1,5 +1,6 @@
 import {
   type AdminState,
+  applicableSamples,
   type Health,
   type HealthEffect,
   type HealthEvent,
@@ -10,6 +11,7 @@ import {
   lineScore,
   lineStatus,
   nextTickAt,
+  probeIntervalMs,
   transition,
   weightFactor,
 } from "@linewatch/core";
@@ -103,7 +105,7 @@ interface Moved {
 export class HealthService {
   /** Lines whose health row is known to exist (created once, never per probe). */
   private readonly known = new Set<string>();
-  private policies: { snapshot: RegistrySnapshot; byLine: Map<string, HealthPolicy> } | null = null;
+  private policies: { snapshot: RegistrySnapshot; byLine: Map<string, { policy: HealthPolicy; intervalMs: number }> } | null = null;
   private readonly probes: GroupCommit<StoredProbeResult, { error?: unknown; moved?: Moved }>;
 
   constructor(
@@ -190,7 +192,7 @@ export class HealthService {
       const moved = new Map<string, Moved>();
       for (const row of rows) {
         const line = lineIn(snapshot, row.lineId);
-        const policy = this.policyOf(snapshot, line);
+        const { policy, intervalMs } = this.policyOf(snapshot, line);
         // core's lineScore over per-sample sums: n results of mean m count as one of weight w·n (Σ w·score is the same).
         const score = lineScore(
           row.sums.map((x) => ({
@@ -205,7 +207,7 @@ export class HealthService {
         let revision = row.revision;
         const effects: HealthEffect[] = [];
         for (const result of byLine.get(row.lineId) ?? []) {
-          const step = transition(health, { type: "probe", result, lineScore: score ?? result.score }, policy, now);
+          const step = transition(health, { type: "probe", result, lineScore: score ?? result.score, intervalMs }, policy, now);
           revision++;
           step.effects.forEach((e, i) => {
             const ev = eventRow(line.id, line.name, e, now, `line:${line.id}:${revision}:${i}`);
@@ -236,15 +238,16 @@ export class HealthService {
     }
   }
 
-  /** A line's health policy, worked out once per registry snapshot. */
-  private policyOf(snapshot: RegistrySnapshot, line: CachedLine): HealthPolicy {
+  /** A line's health policy and probe interval, worked out once per registry snapshot. */
+  private policyOf(snapshot: RegistrySnapshot, line: CachedLine): { policy: HealthPolicy; intervalMs: number } {
     if (this.policies?.snapshot !== snapshot) this.policies = { snapshot, byLine: new Map() };
-    let policy = this.policies.byLine.get(line.id);
-    if (!policy) {
-      policy = linePolicy(line, snapshot.routes);
-      this.policies.byLine.set(line.id, policy);
+    let entry = this.policies.byLine.get(line.id);
+    if (!entry) {
+      const interval = probeIntervalMs(line, applicableSamples(line, snapshot.samples.values()).length);
+      entry = { policy: linePolicy(line, snapshot.routes), intervalMs: Number.isFinite(interval) ? interval : 45_000 };
+      this.policies.byLine.set(line.id, entry);
     }
-    return policy;
+    return entry;
   }
 
   async applyAdmin(lineId: string, adminState: AdminState): Promise<void> {

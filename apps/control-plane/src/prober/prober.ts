@@ -1,4 +1,13 @@
-import { applicableSamples, isFastProbing, jitterOffsetMs, probeIntervalMs, type Sample, sampleOffsetsMs } from "@linewatch/core";
+import {
+  anchoredLength,
+  applicableSamples,
+  isFastProbing,
+  jitterOffsetMs,
+  probeIntervalMs,
+  type Sample,
+  sampleOffsetsMs,
+} from "@linewatch/core";
+import { median } from "simple-statistics";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -78,6 +87,9 @@ export class Prober {
   private closed = false;
   private leaseOf: { snapshot: RegistrySnapshot; ms: number } | null = null;
   private samplesOf_: { snapshot: RegistrySnapshot; byLine: Map<string, Sample[]> } | null = null;
+  private mates_: { snapshot: RegistrySnapshot; byLine: Map<string, string[]> } | null = null;
+  /** Anchored usual lengths (chars) per line/sample, as the claims brought them from health: the peers of a line. */
+  private readonly anchors = new Map<string, number>();
   private reconciled: { want: Set<string>; at: number } | null = null;
   readonly replica: string;
 
@@ -118,7 +130,7 @@ export class Prober {
     this.busy += samples.length;
     const results = await Promise.all(
       samples.map(async (sample) => {
-        const input = await this.send(line, sample, "manual", null);
+        const input = await this.send(line, sample, "manual", null, this.anchors.get(`${line.id}/${sample.id}`) ?? null);
         return input ? this.store(line, sample, { input, completion: null }) : null;
       }),
     );
@@ -188,6 +200,10 @@ export class Prober {
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
     const at = this.deps.clock.now();
+    for (const row of claimed) {
+      const anchored = anchoredLength(row.lengthTrack ?? undefined);
+      if (anchored !== null) this.anchors.set(`${row.lineId}/${row.sampleId}`, anchored);
+    }
     for (const row of claimed) this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth, at)));
     return claimed.length;
   }
@@ -220,6 +236,23 @@ export class Prober {
       this.samplesOf_.byLine.set(line.id, samples);
     }
     return samples;
+  }
+
+  /**
+   * The usual length of this sample on the line's route mates (the other lines of its routes), the
+   * median of their anchors as this replica last saw them; null when none has one.
+   */
+  private async peerLength(line: CachedLine, sampleId: string): Promise<number | null> {
+    const snapshot = await this.registry.get();
+    if (this.mates_?.snapshot !== snapshot) this.mates_ = { snapshot, byLine: new Map() };
+    let mates = this.mates_.byLine.get(line.id);
+    if (!mates) {
+      const routes = new Set(line.routes.map((r) => r.route));
+      mates = [...snapshot.lines.values()].filter((l) => l.id !== line.id && l.routes.some((r) => routes.has(r.route))).map((l) => l.id);
+      this.mates_.byLine.set(line.id, mates);
+    }
+    const lengths = mates.flatMap((id) => this.anchors.get(`${id}/${sampleId}`) ?? []);
+    return lengths.length === 0 ? null : median(lengths);
   }
 
   /**
@@ -260,12 +293,12 @@ export class Prober {
       return;
     }
     const slot = row.nextAt.getTime();
-    const input = await this.send(line, sample, row.trigger, slot);
+    const input = await this.send(line, sample, row.trigger, slot, anchoredLength(row.lengthTrack ?? undefined));
     const interval = probeIntervalMs(line, this.samplesOf(snapshot, line).length, { fast });
     const now = this.deps.clock.now();
-    // Keep the cadence of regular slots; a confirming probe does not shift it. Never schedule into the past.
-    const base = row.trigger === "confirm" ? now : slot;
-    let next = base + interval;
+    // Keep the cadence of regular slots: a confirming probe stands in front of a regular slot and
+    // hands it back (regularAt), so samples never bunch up. Never schedule into the past.
+    let next = row.trigger === "confirm" ? (row.regularAt ?? now + interval) : slot + interval;
     if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.store(line, sample, { input, completion });
@@ -275,9 +308,15 @@ export class Prober {
    * Send and score within the in-flight bound; the slot is free again as soon as the answer is
    * scored (storing it is not the upstream's business). The caller has counted it in `busy`.
    */
-  private async send(line: CachedLine, sample: Sample, trigger: string, slot: number | null): Promise<ProbeResultInsert | null> {
+  private async send(
+    line: CachedLine,
+    sample: Sample,
+    trigger: string,
+    slot: number | null,
+    anchored: number | null,
+  ): Promise<ProbeResultInsert | null> {
     try {
-      return await this.limit(() => this.probe(line, sample, trigger, slot));
+      return await this.limit(() => this.probe(line, sample, trigger, slot, anchored));
     } catch (error) {
       this.deps.logger.error("probe failed to run", {
         line: line.name,
@@ -291,7 +330,7 @@ export class Prober {
     }
   }
 
-  private async probe(line: CachedLine, sample: Sample, trigger: string, slot: number | null): Promise<ProbeResultInsert> {
+  private async probe(line: CachedLine, sample: Sample, trigger: string, slot: number | null, anchored: number | null): Promise<ProbeResultInsert> {
     this.stats_.inFlight++;
     this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
     this.stats_.sent++;
@@ -299,7 +338,8 @@ export class Prober {
     this.stall.begin();
     try {
       const history = this.baselines.history(line.id, sample.id);
-      return await sendAndScore(this.deps, this.agent, { line, apiKey: line.apiKey, sample, trigger, slot }, history, this.stall);
+      const job = { line, apiKey: line.apiKey, sample, trigger, slot, anchoredLength: anchored, peerLength: await this.peerLength(line, sample.id) };
+      return await sendAndScore(this.deps, this.agent, job, history, this.stall);
     } finally {
       this.stall.end();
       this.stats_.inFlight--;

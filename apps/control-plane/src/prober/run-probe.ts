@@ -15,6 +15,9 @@ export interface ProbeJob {
   line: Line;
   apiKey: string | null;
   sample: Sample;
+  /** The line's anchored usual length for the sample, and its peers' (chars); null when unknown. */
+  anchoredLength?: number | null;
+  peerLength?: number | null;
   /** "schedule" | "manual" | "confirm" */
   trigger: string;
   /** The scheduled slot (ms); null for manual probes. */
@@ -84,6 +87,8 @@ export async function sendAndScore(
       ...(errorMessage ? { errorMessage } : {}),
     },
     baseline: computeBaseline(history),
+    anchoredLength: job.anchoredLength ?? null,
+    peerLength: job.peerLength ?? null,
   });
   const excerpt = (content ?? (outcome.status !== null ? outcome.bodyText : (errorMessage ?? ""))).slice(0, EXCERPT_CHARS);
   return {
@@ -97,6 +102,7 @@ export async function sendAndScore(
     passed: scored.passed,
     score: scored.score,
     components: scored.components,
+    checks: scored.checks,
     contentLength: scored.contentLength,
     contentHash,
     excerpt,

@@ -24,6 +24,7 @@ export const emptyEvidence = (policy: Pick<HealthPolicy, "hardRatePrior">): Evid
   sampleContent: {},
   hardRate: policy.hardRatePrior,
   contentRate: {},
+  contentBase: {},
   recentContent: {},
   checked: {},
   failing: [],
@@ -74,10 +75,15 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
   // A hard failure says nothing about the content: no answer was checked.
   if (outcome === "hard") return next;
   const failed = outcome === "content";
-  const usual = clampRate(e.contentRate[sampleId] ?? floor, floor, policy.contentRateCap);
-  next.sampleContent[sampleId] = step(e.sampleContent[sampleId] ?? 0, failed, usual);
+  const learned = clampRate(e.contentRate[sampleId] ?? floor, floor, policy.contentRateCap);
+  // Weighed against the rate as it was when the sample's evidence last stood at 0: a run of failures
+  // must not teach the rate it is judged by while it runs.
+  const usual = clampRate(e.contentBase[sampleId] ?? learned, floor, policy.contentRateCap);
+  const sample = step(e.sampleContent[sampleId] ?? 0, failed, usual);
+  next.sampleContent[sampleId] = sample;
   if (!x.confirming) next.content = step(e.content, failed, usual);
-  next.contentRate[sampleId] = clampRate(usual + ((failed ? 1 : 0) - usual) / CONTENT_RATE_PROBES, floor, policy.contentRateCap);
+  next.contentRate[sampleId] = clampRate(learned + ((failed ? 1 : 0) - learned) / CONTENT_RATE_PROBES, floor, policy.contentRateCap);
+  next.contentBase = { ...e.contentBase, [sampleId]: sample === 0 ? next.contentRate[sampleId] : usual };
   const recent = e.recentContent[sampleId] ?? 0;
   next.recentContent[sampleId] = recent + ((failed ? 1 : 0) - recent) / RECENT_CONTENT_PROBES;
   next.checked = { ...e.checked, [sampleId]: Math.min(RECENT_CONTENT_PROBES, (e.checked[sampleId] ?? 0) + 1) };

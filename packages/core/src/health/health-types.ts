@@ -50,6 +50,8 @@ export interface Evidence {
   hardRate: number;
   /** Per sample: its usual content-failure rate (slow), learned in every state. */
   contentRate: Record<string, number>;
+  /** Per sample: the usual rate its evidence is weighed against (`contentRate` as of when that evidence last stood at 0). */
+  contentBase: Record<string, number>;
   /** Per sample: its recent content-failure rate (fast): what grades the weight of a line that is partly wrong. */
   recentContent: Record<string, number>;
   /** Per sample: content-checked probes behind `recentContent` (counted up to its window). */

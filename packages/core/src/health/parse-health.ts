@@ -51,18 +51,25 @@ function parseEvidence(v: unknown, fresh: Evidence): Evidence {
     sampleContent: numbers(v.sampleContent),
     hardRate: num(v.hardRate, fresh.hardRate),
     contentRate: numbers(v.contentRate),
+    contentBase: numbers(v.contentBase),
     recentContent: numbers(v.recentContent),
     checked: numbers(v.checked),
     failing: strings(v.failing),
   };
 }
 
+/** One sample's stored length track; null when there is none. */
+export function parseLengthTrack(t: unknown): LengthTrack | null {
+  if (!isRecord(t)) return null;
+  return { anchor: numOrNull(t.anchor), anchorN: Math.max(0, num(t.anchorN, 0)), recent: numOrNull(t.recent) };
+}
+
 function parseLengths(v: unknown): Record<string, LengthTrack> {
   const out: Record<string, LengthTrack> = {};
   if (!isRecord(v)) return out;
   for (const [k, t] of Object.entries(v)) {
-    if (!isRecord(t)) continue;
-    out[k] = { anchor: numOrNull(t.anchor), anchorN: Math.max(0, num(t.anchorN, 0)), recent: numOrNull(t.recent) };
+    const track = parseLengthTrack(t);
+    if (track) out[k] = track;
   }
   return out;
 }

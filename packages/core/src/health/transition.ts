@@ -134,6 +134,8 @@ function stepProbation(d: Draft, op: Extract<ServicePhase, { state: "probation" 
     return;
   }
   d.h.lastCooldownMs = null;
+  // The recent wrong-answer rate still remembers the fault; the line has just proven itself without it.
+  d.h.evidence = { ...d.h.evidence, recentContent: {}, checked: {} };
   // Back in service: healthy at full weight, or degraded while the score (or the hold) keeps it lower.
   const factor = heldFactor(d.h.factor, targetFactor({ state: "healthy" }, d.h, d.policy), d.h.holdUntil, d.now);
   setService(d, { state: factor >= 1 ? "healthy" : "degraded" }, cause("probation_complete", "probation complete"));

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ErrorClass, ProbeResult, ScoreComponents } from "@linewatch/core";
+import type { ErrorClass, ProbeResult } from "@linewatch/core";
 import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { probeResults, probeSchedule, samples } from "../schema/index";
@@ -23,7 +23,8 @@ export function toProbeResult(row: ProbeResultRow): StoredProbeResult {
     hardFailure: row.hardFailure,
     passed: row.passed,
     score: row.score,
-    components: row.components as unknown as ScoreComponents,
+    components: row.components,
+    checks: row.checks,
     contentLength: row.contentLength,
     contentHash: row.contentHash,
     excerpt: row.excerpt,
@@ -39,7 +40,7 @@ export type ProbeResultInsert = Omit<ProbeResult, "id" | "startedAt"> & { starte
 export async function insertProbeResult(db: Db, input: ProbeResultInsert): Promise<StoredProbeResult | null> {
   const [row] = await db
     .insert(probeResults)
-    .values({ ...input, components: input.components as unknown as Record<string, number> })
+    .values(input)
     .onConflictDoNothing()
     .returning();
   return row ? toProbeResult(row) : null;
@@ -106,6 +107,7 @@ export async function storeProbeResults(
       passed: r.passed,
       score: r.score,
       components: r.components,
+      checks: r.checks,
       content_length: r.contentLength,
       content_hash: r.contentHash,
       excerpt: r.excerpt,
@@ -125,15 +127,16 @@ export async function storeProbeResults(
   );
   const result = await db.execute(sql`
     with ins as (
-      insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, content_hash, excerpt, reasons, tokens, slot, trigger)
-      select id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, content_hash, excerpt, reasons, tokens, slot, trigger
-      from jsonb_to_recordset(${results}::jsonb) as x(id uuid, line_id uuid, sample_id uuid, started_at timestamptz, latency_ms integer, status integer, error_class text, hard_failure boolean, passed boolean, score real, components jsonb, content_length integer, content_hash text, excerpt text, reasons jsonb, tokens integer, slot bigint, trigger text)
+      insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger)
+      select id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger
+      from jsonb_to_recordset(${results}::jsonb) as x(id uuid, line_id uuid, sample_id uuid, started_at timestamptz, latency_ms integer, status integer, error_class text, hard_failure boolean, passed boolean, score real, components jsonb, checks jsonb, content_length integer, content_hash text, excerpt text, reasons jsonb, tokens integer, slot bigint, trigger text)
       on conflict do nothing
       returning id),
     done as (
       update ${probeSchedule} as s
       set next_at = case when s.next_at = v.claimed_at then v.next_at else s.next_at end,
           trigger = case when s.next_at = v.claimed_at then 'schedule' else s.trigger end,
+          regular_at = case when s.next_at = v.claimed_at then null else s.regular_at end,
           claimed_by = null, claimed_until = null
       from jsonb_to_recordset(${done}::jsonb) as v(line_id uuid, sample_id uuid, claimed_at timestamptz, next_at timestamptz)
       where s.line_id = v.line_id and s.sample_id = v.sample_id and s.claimed_by = ${reschedule?.replica ?? null}

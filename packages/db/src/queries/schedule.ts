@@ -1,4 +1,4 @@
-import { type Health, parseHealth } from "@linewatch/core";
+import { type Health, type LengthTrack, parseHealth, parseLengthTrack } from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lineHealth, probeResults, probeSchedule } from "../schema/index";
@@ -42,6 +42,10 @@ export interface ClaimedProbe extends ScheduleRow {
   newestResultAt: number | null;
   /** The line's health if it has a fast-probing deadline set; null otherwise (it cannot be probing fast). */
   fastHealth: Health | null;
+  /** A confirming re-probe's regular slot (ms), which the next one keeps; null for a regular probe. */
+  regularAt: number | null;
+  /** The line's usual answer length for this sample (health's length track); null before it has one. */
+  lengthTrack: LengthTrack | null;
 }
 
 /**
@@ -68,11 +72,13 @@ export async function claimDueProbesWithContext(
         order by next_at
         limit ${limit}
         for update skip locked)
-      returning line_id, sample_id, next_at, trigger)
+      returning line_id, sample_id, next_at, trigger, regular_at)
     select coalesce(json_agg(json_build_object(
       'lineId', c.line_id, 'sampleId', c.sample_id, 'nextAt', c.next_at, 'trigger', c.trigger,
       'newestResultAt', (select max(r.started_at) from ${probeResults} r where r.line_id = c.line_id and r.sample_id = c.sample_id),
-      'fastHealth', case when h.health->>'fastProbeUntil' is not null then h.health end)), '[]'::json)::text as rows
+      'fastHealth', case when h.health->>'fastProbeUntil' is not null then h.health end,
+      'regularAt', c.regular_at,
+      'lengthTrack', h.health->'lengths'->(c.sample_id::text))), '[]'::json)::text as rows
     from c left join ${lineHealth} h on h.line_id = c.line_id`);
   const rows = JSON.parse(executeRows<{ rows: string }>(result)[0]?.rows ?? "[]") as {
     lineId: string;
@@ -81,6 +87,8 @@ export async function claimDueProbesWithContext(
     trigger: string;
     newestResultAt: string | null;
     fastHealth: unknown;
+    regularAt: string | null;
+    lengthTrack: unknown;
   }[];
   return rows.map((r) => ({
     lineId: r.lineId,
@@ -89,6 +97,8 @@ export async function claimDueProbesWithContext(
     trigger: r.trigger,
     newestResultAt: r.newestResultAt === null ? null : new Date(r.newestResultAt).getTime(),
     fastHealth: r.fastHealth === null ? null : parseHealth(r.fastHealth),
+    regularAt: r.regularAt === null ? null : new Date(r.regularAt).getTime(),
+    lengthTrack: parseLengthTrack(r.lengthTrack),
   }));
 }
 
@@ -109,6 +119,7 @@ export async function completeClaim(
     .set({
       nextAt: sql`case when ${unmoved} then ${nextAt.toISOString()}::timestamptz else ${probeSchedule.nextAt} end`,
       trigger: sql`case when ${unmoved} then 'schedule' else ${probeSchedule.trigger} end`,
+      regularAt: sql`case when ${unmoved} then null else ${probeSchedule.regularAt} end`,
       claimedBy: null,
       claimedUntil: null,
     })
@@ -134,6 +145,7 @@ export async function completeClaims(db: Db, replica: string, items: ClaimComple
     update ${probeSchedule} as s
     set next_at = case when s.next_at = v.claimed_at then v.next_at else s.next_at end,
         trigger = case when s.next_at = v.claimed_at then 'schedule' else s.trigger end,
+        regular_at = case when s.next_at = v.claimed_at then null else s.regular_at end,
         claimed_by = null, claimed_until = null
     from jsonb_to_recordset(${param}::jsonb) as v(line_id uuid, sample_id uuid, claimed_at timestamptz, next_at timestamptz)
     where s.line_id = v.line_id and s.sample_id = v.sample_id and s.claimed_by = ${replica}`);
@@ -146,6 +158,8 @@ export async function expediteProbe(db: Db, lineId: string, sampleId: string, at
     .set({
       nextAt: sql`least(${probeSchedule.nextAt}, ${at.toISOString()}::timestamptz)`,
       trigger: sql`case when ${at.toISOString()}::timestamptz < ${probeSchedule.nextAt} then ${trigger} else ${probeSchedule.trigger} end`,
+      // The regular slot this one stands in front of: the probe after it keeps the cadence.
+      regularAt: sql`case when ${at.toISOString()}::timestamptz < ${probeSchedule.nextAt} then coalesce(${probeSchedule.regularAt}, ${probeSchedule.nextAt}) else ${probeSchedule.regularAt} end`,
     })
     .where(and(eq(probeSchedule.lineId, lineId), eq(probeSchedule.sampleId, sampleId)));
 }

@@ -1,3 +1,5 @@
+import type { ProbeCheck, ScoreComponents } from "@linewatch/core";
+import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { lines } from "./lines";
 import { samples } from "./samples";
@@ -19,7 +21,9 @@ export const probeResults = pgTable(
     hardFailure: boolean("hard_failure").notNull(),
     passed: boolean("passed").notNull(),
     score: real("score").notNull(),
-    components: jsonb("components").$type<Record<string, number>>().notNull(),
+    components: jsonb("components").$type<ScoreComponents>().notNull(),
+    /** Each expectation's verdict (core ProbeCheck); empty for a hard failure. */
+    checks: jsonb("checks").$type<ProbeCheck[]>().notNull().default(sql`'[]'::jsonb`),
     contentLength: integer("content_length").notNull(),
     contentHash: text("content_hash"),
     excerpt: text("excerpt").notNull().default(""),

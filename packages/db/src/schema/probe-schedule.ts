@@ -18,6 +18,8 @@ export const probeSchedule = pgTable(
     nextAt: timestamp("next_at", { withTimezone: true, mode: "date" }).notNull(),
     /** Why the next probe is due: `schedule`, or `confirm` (a confirming re-probe after a failure). */
     trigger: text("trigger").notNull().default("schedule"),
+    /** While a confirming re-probe is due: the regular slot it stands in front of, kept so the cadence holds. */
+    regularAt: timestamp("regular_at", { withTimezone: true, mode: "date" }),
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true, mode: "date" }),
   },

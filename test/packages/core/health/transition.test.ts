@@ -52,7 +52,7 @@ describe("transition: a table of (health, event, now) → health", () => {
     expect(phase).toEqual({ state: "cooldown", since: T0 + 45_000, until: T0 + 45_000 + 5 * MIN, durationMs: 5 * MIN });
     expect(weightFactor(health)).toBe(0);
     const change = effects.find((e) => e.kind === "state_change");
-    expect(change).toMatchObject({ from: "healthy", to: "cooldown", reason: "consecutive_failures", probeIds: ["f1", "f2"] });
+    expect(change).toMatchObject({ from: "healthy", to: "cooldown", reason: "failure_evidence", probeIds: ["f1", "f2"] });
     expect(effects.find((e) => e.kind === "weight_change")).toMatchObject({ from: 1, to: 0, probeIds: ["f1", "f2"] });
   });
 
@@ -88,14 +88,16 @@ describe("transition: a table of (health, event, now) → health", () => {
     expect(health.phase.state).toBe("cooldown");
   });
 
-  it("a failure during cooldown doubles it, counted from that failure, capped at 1 h", () => {
+  it("failures during cooldown double it at most once per probe interval, capped at 1 h", () => {
     let { health } = inCooldown();
+    const since = T0 + 45_000;
     const seen: number[] = [];
     for (let i = 1; i <= 5; i++) {
-      health = transition(health, probe(false), policy, T0 + 45_000 + i * MIN).health;
+      // Two failures within one interval (45 s): the second doubles nothing.
+      for (const dt of [0, 20_000]) health = transition(health, probe(false), policy, since + i * MIN + dt).health;
       const phase = servicePhase(health);
       if (phase.state !== "cooldown") throw new Error("left cooldown");
-      expect(phase.until).toBe(T0 + 45_000 + i * MIN + phase.durationMs);
+      expect(phase.until).toBe(since + phase.durationMs);
       seen.push(phase.durationMs / MIN);
     }
     expect(seen).toEqual([10, 20, 40, 60, 60]);
