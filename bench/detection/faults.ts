@@ -28,9 +28,7 @@ export interface FaultPlan {
 
 export function planFault(kind: FaultKind, onset: number, end: number, samples: readonly ShippedSample[]): FaultPlan {
   if (kind !== "latency-creep") return { kind, onset, end, badStart: onset };
-  const first = Math.min(
-    ...samples.map((s) => (s.timeoutMs - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS),
-  );
+  const first = Math.min(...samples.map((s) => (s.timeoutMs - (BASE_LATENCY_MS[s.name] ?? 1000)) / CREEP_PER_MS));
   return { kind, onset, end, badStart: onset + Math.ceil(first) };
 }
 

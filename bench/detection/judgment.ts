@@ -28,7 +28,11 @@ type LabOpts = Parameters<typeof lab>[0];
 const noisy = (name: string, seed: number, extra: Partial<LabOpts> = {}): Respond =>
   lab({ name, seed, latencyAt: REAL_NOISE.latencyAt, noiseAt: REAL_NOISE.noiseAt, ...extra });
 
-function fleet(seed: number, bad: { id: string; tier: "paid" | "free"; respond: FleetLine["respond"] }, others = ["paid-a", "paid-b", "free-a"]) {
+function fleet(
+  seed: number,
+  bad: { id: string; tier: "paid" | "free"; respond: FleetLine["respond"] },
+  others = ["paid-a", "paid-b", "free-a"],
+) {
   const lines: FleetLine[] = others
     .filter((id) => id !== bad.id)
     .map((id, i) => ({ id, tier: id.startsWith("paid") ? "paid" : "free", baseWeight: 100, respond: noisy(id, seedFrom(seed, i, 1)) }));
@@ -53,7 +57,10 @@ function belowFullMs(f: Fleet, id: string, from: number, to: number): number {
 
 function versionsPerHour(f: Fleet, from: number, to: number): number[] {
   const hours = Math.round((to - from) / HOUR);
-  return Array.from({ length: hours }, (_, h) => f.tables.filter((t) => t.generatedAt > from + h * HOUR && t.generatedAt <= from + (h + 1) * HOUR).length);
+  return Array.from(
+    { length: hours },
+    (_, h) => f.tables.filter((t) => t.generatedAt > from + h * HOUR && t.generatedAt <= from + (h + 1) * HOUR).length,
+  );
 }
 
 const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
@@ -69,14 +76,22 @@ function noisyDay(): void {
     f.runUntil(T0 + DAY);
     versions += f.tables.length - 1;
     for (const id of ["paid-a", "paid-b", "free-a"]) {
-      perLineDay.push({ cooldowns: count(f, id, "cooldown"), belowMin: belowFullMs(f, id, T0, T0 + DAY) / MIN, degraded: count(f, id, "degraded") });
+      perLineDay.push({
+        cooldowns: count(f, id, "cooldown"),
+        belowMin: belowFullMs(f, id, T0, T0 + DAY) / MIN,
+        degraded: count(f, id, "degraded"),
+      });
     }
   }
   const days = perLineDay.length;
   const withCooldown = perLineDay.filter((d) => d.cooldowns > 0).length;
   console.log(`\n## noisy healthy lines (${SEEDS} seeds × 3 lines = ${days} line-days)\n`);
-  console.log(`- false cooldowns per line-day: ${f2(mean(perLineDay.map((d) => d.cooldowns)))} (line-days with any: ${withCooldown}/${days}; worst ${Math.max(...perLineDay.map((d) => d.cooldowns))})`);
-  console.log(`- minutes below full weight per line-day: mean ${f1(mean(perLineDay.map((d) => d.belowMin)))}, worst ${f1(Math.max(...perLineDay.map((d) => d.belowMin)))}`);
+  console.log(
+    `- false cooldowns per line-day: ${f2(mean(perLineDay.map((d) => d.cooldowns)))} (line-days with any: ${withCooldown}/${days}; worst ${Math.max(...perLineDay.map((d) => d.cooldowns))})`,
+  );
+  console.log(
+    `- minutes below full weight per line-day: mean ${f1(mean(perLineDay.map((d) => d.belowMin)))}, worst ${f1(Math.max(...perLineDay.map((d) => d.belowMin)))}`,
+  );
   console.log(`- entries into degraded per line-day: ${f2(mean(perLineDay.map((d) => d.degraded)))}`);
   console.log(`- table versions per route-day: ${f1(versions / SEEDS)}`);
 }
@@ -111,7 +126,9 @@ function flakyLine(): void {
     cooldowns += count(f, "free-a", "cooldown");
     const pick2 = mulberry32(seedFrom(seed, 50));
     const c = new ThresholdCheck({
-      respond: noisy("free-a", seedFrom(seed, 5), { faultAt: () => (pick2() < 0.5 ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }) }),
+      respond: noisy("free-a", seedFrom(seed, 5), {
+        faultAt: () => (pick2() < 0.5 ? { mode: "truncate", fraction: 0.3 } : { mode: "ok" }),
+      }),
       samples: SIM_SAMPLES,
       start: T0,
       offsetMs: 0,
@@ -131,7 +148,9 @@ function flakyLine(): void {
   console.log(`\n## a free line truncating 50% of its answers at random (${SEEDS} seeds × 23 h)\n`);
   console.log(`- table versions per hour: mean ${f1(mean(hours))}, worst hour ${Math.max(...hours)}`);
   console.log(`- cooldowns per day: ${f1(cooldowns / SEEDS)}`);
-  console.log(`- share of the route's traffic it carries: ${(share * 100).toFixed(2)}% (status-only checker: ${(statusShare * 100).toFixed(2)}%; ratio ${f2(share / statusShare)})`);
+  console.log(
+    `- share of the route's traffic it carries: ${(share * 100).toFixed(2)}% (status-only checker: ${(statusShare * 100).toFixed(2)}%; ratio ${f2(share / statusShare)})`,
+  );
 }
 
 /** 3. A paid line whose plain-text answers shrink from 100% to 45% of their length over 6 h. */
@@ -164,7 +183,9 @@ function slowDowngrade(): void {
   console.log("| seed | onset → factor ≤ 0.5 | length then (of usual) | cooldowns | mean share during the drift |");
   console.log("|---|---|---|---|---|");
   for (const r of rows) console.log(r);
-  console.log(`\n- down-weighted to ≤ 0.5 in ${reached.length}/${SEEDS} runs; at ${reached.length ? `${Math.round(Math.min(...reached) * 100)}–${Math.round(Math.max(...reached) * 100)}%` : "-"} of the usual length`);
+  console.log(
+    `\n- down-weighted to ≤ 0.5 in ${reached.length}/${SEEDS} runs; at ${reached.length ? `${Math.round(Math.min(...reached) * 100)}–${Math.round(Math.max(...reached) * 100)}%` : "-"} of the usual length`,
+  );
 }
 
 /** 4. A free line answering the correctness sample wrongly 30% of the time. */
@@ -197,8 +218,12 @@ function wrongAnswers(): void {
     shares += f.servedMs("free-a", T0 + HOUR, T0 + DAY) / (DAY - HOUR);
   }
   console.log(`\n## a free line answering the correctness sample wrongly 30% of the time (${SEEDS} seeds × 23 h)\n`);
-  console.log(`- mean weight factor ${f2(mean(factors))} (per seed ${factors.map(f2).join(" ")}); share ${((shares / SEEDS) * 100).toFixed(1)}% of the route (20% when healthy)`);
-  console.log(`- cooldowns per day ${f1(cooldowns / SEEDS)}; table versions per hour: mean ${f1(mean(hours))}, worst hour ${Math.max(...hours)}`);
+  console.log(
+    `- mean weight factor ${f2(mean(factors))} (per seed ${factors.map(f2).join(" ")}); share ${((shares / SEEDS) * 100).toFixed(1)}% of the route (20% when healthy)`,
+  );
+  console.log(
+    `- cooldowns per day ${f1(cooldowns / SEEDS)}; table versions per hour: mean ${f1(mean(hours))}, worst hour ${Math.max(...hours)}`,
+  );
 }
 
 const started = performance.now();

@@ -26,6 +26,7 @@ export interface ResultView {
   errorClass: string | null;
   status: number | null;
   components: { length: number; fields: number; freshness: number; status: number; latency: number };
+  checks: { name: string; verdict: "pass" | "fail" | "broken"; detail?: string }[];
   reasons: string[];
   contentLength: number;
   tokens: number | null;

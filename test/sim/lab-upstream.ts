@@ -87,7 +87,14 @@ export class LabUpstream {
   }
 
   /** One probe of `sample` at `at` under `fault` (a content fault, or ok), answered after `latencyMs`. */
-  probe(sample: ShippedSample, at: number, fault: FaultSetting, latencyMs: number, noise: AnswerNoise = {}, anchoredLength: number | null = null): ScoredOutcome {
+  probe(
+    sample: ShippedSample,
+    at: number,
+    fault: FaultSetting,
+    latencyMs: number,
+    noise: AnswerNoise = {},
+    anchoredLength: number | null = null,
+  ): ScoredOutcome {
     const nonce = `lw-${hex(this.rng, 12)}`;
     const history = this.history.get(sample.name) ?? [];
     const baseline = computeBaseline(history);

@@ -202,6 +202,25 @@ describe("commands against a running control plane", () => {
       ["paid-b", "healthy"],
     ]);
 
+    // A line that cuts its answers (on no route, removed after): health names the checks each probe failed.
+    lab.setMode("free-a", "truncate", { fraction: 0.2 });
+    const created = await cp.request("/v1/lines", {
+      method: "POST",
+      json: { name: "cut-a", tier: "free", protocol: "openai-chat", baseUrl: lab.baseUrl("free-a"), model: "m", routes: [] },
+    });
+    expect(created.status).toBe(201);
+    try {
+      await okRun(["probe", "cut-a"]);
+      const cut = await okRun(["health", "cut-a"]);
+      expect(cut).toContain("FAILED CHECKS");
+      expect(cut).toMatch(/long-explainer\s.*minLength/);
+      expect(cut).toMatch(/latest failed probe \(.*\): failed (minLength|requiredFields|answer|anchoredLength)/);
+      expect(cut).toMatch(/evidence\s+hard 0\.0 of \d+\.\d \(usual rate [\d.]+%\), content \d+\.\d of \d+\.\d/);
+    } finally {
+      lab.setMode("free-a", "ok");
+      await okRun(["lines", "rm", "cut-a"]);
+    }
+
     const t = await okRunJson<TableView>(["table", "chat"]);
     expect(t.lines.reduce((a, l) => a + l.weight, 0)).toBe(10_000);
     expect(await okRun(["table", "chat"])).toMatch(/paid-a\s+paid\s+healthy\s+6000\s+60\.0%/);

@@ -19,6 +19,8 @@ interface Health {
   probation: { stage: number; factor: number } | null;
   holdUntil: string | null;
   consecutiveFailures: number;
+  evidence: { hard: number; content: number; hardRate: number; contentRate: Record<string, number> };
+  lengths: Record<string, { anchored: number | null; recent: number | null }>;
 }
 interface EventPage {
   events: { id: number; kind: string; lineId: string | null; route: string | null; reason: string; data: Record<string, unknown> }[];
@@ -150,7 +152,7 @@ describe("health state machine over real probes", () => {
 
     const page = await events(`line=free-a&kind=state_change`);
     const toCooldown = page.events.find((e) => e.data.to === "cooldown");
-    expect(toCooldown?.reason).toMatch(/consecutive/);
+    expect(toCooldown?.reason).toMatch(/failure_evidence: content failures/);
     expect((toCooldown?.data.probeIds as string[] | undefined)?.length).toBeGreaterThanOrEqual(2);
     const published = await events(`route=chat&kind=table_published&limit=1`);
     expect(published.events[0]?.data.version).toBe(t.version);
@@ -164,6 +166,10 @@ describe("health state machine over real probes", () => {
     expect(after.health.state).toBe("cooldown");
     expect(after.health.cooldown).toEqual(before.health.cooldown);
     expect(after.health.holdUntil).toEqual(before.health.holdUntil);
+    // The evidence and the anchored lengths are part of health: stored, and read back whole.
+    expect(after.health.evidence).toEqual(before.health.evidence);
+    expect(after.health.lengths).toEqual(before.health.lengths);
+    expect(Object.values(after.health.lengths).some((l) => l.anchored !== null)).toBe(true);
     expect(after.table.version).toBe(before.table.version);
     expect(after.events.events.map((e) => e.id)).toEqual(before.events.events.map((e) => e.id));
   });

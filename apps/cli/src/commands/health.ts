@@ -30,9 +30,16 @@ const stateDetail = (h: LineHealth, now: number) => {
   return h.holdUntil && Date.parse(h.holdUntil) > now ? `held ${ago(h.holdUntil, now)}` : "";
 };
 
+/** The checks a probe failed (and the ones its sample could not have checked), named. */
+export const checkSummary = (r: Pick<ProbeResult, "checks">): string =>
+  r.checks
+    .filter((c) => c.verdict !== "pass")
+    .map((c) => (c.verdict === "broken" ? `${c.name} (broken sample)` : c.name))
+    .join(", ");
+
 export function probeTable(results: ProbeResult[], now = Date.now()): string {
   return table(
-    ["WHEN", "SAMPLE", "SCORE", "PASS", "LATENCY", "STATUS", "LENGTH", "WHY"],
+    ["WHEN", "SAMPLE", "SCORE", "PASS", "LATENCY", "STATUS", "LENGTH", "FAILED CHECKS", "WHY"],
     results.map((r) => [
       ago(r.startedAt, now),
       r.sample,
@@ -41,6 +48,7 @@ export function probeTable(results: ProbeResult[], now = Date.now()): string {
       `${r.latencyMs}ms`,
       r.errorClass ?? r.status,
       r.contentLength,
+      checkSummary(r) || "-",
       truncate(oneLine(r.reasons.join("; ")), 80),
     ]),
   );
@@ -59,6 +67,11 @@ function showHealth(h: LineHealth, now: number): string {
     ["fastProbeUntil", h.fastProbeUntil ? `${timestamp(h.fastProbeUntil)} (after a trend alert)` : null],
     ["streaks", `${h.consecutiveFailures} failed, ${h.consecutivePasses} passed in a row`],
     [
+      "evidence",
+      `hard ${fixed(h.evidence.hard, 1)} of ${fixed(h.evidence.hardThreshold, 1)} (usual rate ${fixed(h.evidence.hardRate * 100, 1)}%), ` +
+        `content ${fixed(Math.max(h.evidence.content, h.evidence.worstSample?.value ?? 0), 1)} of ${fixed(h.evidence.contentThreshold, 1)}`,
+    ],
+    [
       "routes",
       h.routes.map((r) => `${r.route}: weight ${r.weight} of 10000 (base ${r.baseWeight}, table v${r.tableVersion ?? "-"})`).join("; "),
     ],
@@ -70,7 +83,7 @@ function showHealth(h: LineHealth, now: number): string {
   const recent = h.recent.length ? `\n\nrecent probes:\n${probeTable(h.recent, now)}` : "\n\nno probes yet: run `linewatch probe LINE`";
   const failed = h.recent.find((r) => !r.passed);
   const excerpt = failed
-    ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}`
+    ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${checkSummary(failed) ? `failed ${checkSummary(failed)}: ` : ""}${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}`
     : "";
   return `${head}${recent}${excerpt}`;
 }

@@ -7,7 +7,6 @@ import {
   type Sample,
   sampleOffsetsMs,
 } from "@linewatch/core";
-import { median } from "simple-statistics";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -21,6 +20,7 @@ import {
   storeProbeResults,
 } from "@linewatch/db";
 import pLimit from "p-limit";
+import { median } from "simple-statistics";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import type { CachedLine, RegistryCache, RegistrySnapshot } from "../registry-cache";
@@ -330,7 +330,13 @@ export class Prober {
     }
   }
 
-  private async probe(line: CachedLine, sample: Sample, trigger: string, slot: number | null, anchored: number | null): Promise<ProbeResultInsert> {
+  private async probe(
+    line: CachedLine,
+    sample: Sample,
+    trigger: string,
+    slot: number | null,
+    anchored: number | null,
+  ): Promise<ProbeResultInsert> {
     this.stats_.inFlight++;
     this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
     this.stats_.sent++;
@@ -338,7 +344,15 @@ export class Prober {
     this.stall.begin();
     try {
       const history = this.baselines.history(line.id, sample.id);
-      const job = { line, apiKey: line.apiKey, sample, trigger, slot, anchoredLength: anchored, peerLength: await this.peerLength(line, sample.id) };
+      const job = {
+        line,
+        apiKey: line.apiKey,
+        sample,
+        trigger,
+        slot,
+        anchoredLength: anchored,
+        peerLength: await this.peerLength(line, sample.id),
+      };
       return await sendAndScore(this.deps, this.agent, job, history, this.stall);
     } finally {
       this.stall.end();

@@ -64,7 +64,10 @@ export function describeHealth(h: Health, policy: HealthPolicy): HealthView {
       contentRate: mapValues(h.evidence.contentRate, round4),
       recentContent: mapValues(h.evidence.recentContent, round4),
     },
-    lengths: mapValues(h.lengths, (t) => ({ anchored: roundOrNull(anchoredLength(t)), recent: roundOrNull(t.recent === null ? null : Math.exp(t.recent)) })),
+    lengths: mapValues(h.lengths, (t) => ({
+      anchored: roundOrNull(anchoredLength(t)),
+      recent: roundOrNull(t.recent === null ? null : Math.exp(t.recent)),
+    })),
     nextTickAt: nextTickAt(h, policy),
   };
 }

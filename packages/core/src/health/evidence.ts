@@ -71,7 +71,8 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
   };
   if (outcome !== "pass") next.failing.push(sampleId);
   next.hard = step(e.hard, outcome === "hard", hardRate);
-  if (x.inService) next.hardRate = clampRate(e.hardRate + ((outcome === "hard" ? 1 : 0) - e.hardRate) / HARD_RATE_PROBES, floor, policy.hardRateCap);
+  if (x.inService)
+    next.hardRate = clampRate(e.hardRate + ((outcome === "hard" ? 1 : 0) - e.hardRate) / HARD_RATE_PROBES, floor, policy.hardRateCap);
   // A hard failure says nothing about the content: no answer was checked.
   if (outcome === "hard") return next;
   const failed = outcome === "content";
@@ -120,6 +121,7 @@ export function worstSample(e: Evidence): { sampleId: string; value: number } | 
 /** The highest recent content-failure rate over the line's samples that have enough probes behind it. */
 export function recentWrongRate(e: Evidence): number {
   let worst = 0;
-  for (const [sampleId, rate] of Object.entries(e.recentContent)) if ((e.checked[sampleId] ?? 0) >= MIN_CHECKED) worst = Math.max(worst, rate);
+  for (const [sampleId, rate] of Object.entries(e.recentContent))
+    if ((e.checked[sampleId] ?? 0) >= MIN_CHECKED) worst = Math.max(worst, rate);
   return worst;
 }

@@ -1,7 +1,7 @@
 // Health as stored (JSON in line_health.health) → core's Health, once, where a row enters the program.
 // Records written by an older version lack newer fields: those get their initial values here, so the
 // state machine only ever sees a whole Health.
-import { HEALTH_STATES, type Evidence, type Health, type LengthTrack, type Phase } from "./health-types";
+import { type Evidence, HEALTH_STATES, type Health, type LengthTrack, type Phase } from "./health-types";
 import { initialHealth } from "./transition";
 import { isAdminPhase } from "./weight-factor";
 
@@ -91,7 +91,9 @@ export function parseHealth(stored: unknown): Health | null {
     passStreak: strings(stored.passStreak),
     evidence: parseEvidence(stored.evidence, fresh.evidence),
     lengths: parseLengths(stored.lengths),
-    cooldowns: Array.isArray(stored.cooldowns) ? stored.cooldowns.filter((t): t is number => typeof t === "number" && Number.isFinite(t)) : [],
+    cooldowns: Array.isArray(stored.cooldowns)
+      ? stored.cooldowns.filter((t): t is number => typeof t === "number" && Number.isFinite(t))
+      : [],
     lastCooldownMs: numOrNull(stored.lastCooldownMs),
     doubledAt: numOrNull(stored.doubledAt),
     trend: Array.isArray(stored.trend)

@@ -3,8 +3,8 @@ import type { AdminState } from "../types";
 import {
   addEvidence,
   contentThreshold,
-  failingShare,
   emptyEvidence,
+  failingShare,
   hardThreshold,
   type ProbeOutcome,
   probationThreshold,
@@ -26,7 +26,11 @@ const HOUR = 3_600_000;
 const MAX_COOLDOWNS_KEPT = 12;
 
 /** A new line: healthy at full weight (or under an admin overlay). */
-export function initialHealth(now: number, adminState: AdminState = "active", policy: Pick<HealthPolicy, "hardRatePrior"> = DEFAULT_HEALTH_POLICY): Health {
+export function initialHealth(
+  now: number,
+  adminState: AdminState = "active",
+  policy: Pick<HealthPolicy, "hardRatePrior"> = DEFAULT_HEALTH_POLICY,
+): Health {
   const service: ServicePhase = { state: "healthy" };
   return {
     phase: adminState === "active" ? service : { state: adminState, resume: service },
@@ -160,7 +164,8 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   if (outcome === "pass") {
     // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
     const learn = before.state === "healthy" && d.h.factor >= 1;
-    if (r.contentLength !== undefined) d.h.lengths = { ...d.h.lengths, [r.sampleId]: trackLength(d.h.lengths[r.sampleId], r.contentLength, learn) };
+    if (r.contentLength !== undefined)
+      d.h.lengths = { ...d.h.lengths, [r.sampleId]: trackLength(d.h.lengths[r.sampleId], r.contentLength, learn) };
     d.h.passStreak = keepLast([...d.h.passStreak, r.id], releasePasses(d.h, policy, now));
     // A confirming probe speaks for its sample only: its pass leaves the line's failures alone.
     if (!confirming) d.h.failStreak = [];
@@ -186,11 +191,15 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
         if (durationMs === before.durationMs) return;
         d.h.lastCooldownMs = durationMs;
         d.h.doubledAt = now;
-        setService(d, { ...before, until: Math.max(before.until, before.since + durationMs), durationMs }, {
-          reason: "consecutive_failures",
-          detail: `failed during cooldown: ${minutes(durationMs)}`,
-          probeIds: [r.id],
-        });
+        setService(
+          d,
+          { ...before, until: Math.max(before.until, before.since + durationMs), durationMs },
+          {
+            reason: "consecutive_failures",
+            detail: `failed during cooldown: ${minutes(durationMs)}`,
+            probeIds: [r.id],
+          },
+        );
         return;
       }
       const needed = releasePasses(d.h, policy, now);
@@ -224,7 +233,11 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
       const verdict = failing(d, bar, hardThreshold(policy));
       if (verdict) enterCooldown(d, { ...verdict, reason: "probation_failure", detail: `in probation: ${verdict.detail}` });
       else if (outcome === "hard" && confirming)
-        enterCooldown(d, { reason: "probation_failure", detail: "in probation: a hard failure its confirming probe did not clear", probeIds: [...d.h.failStreak] });
+        enterCooldown(d, {
+          reason: "probation_failure",
+          detail: "in probation: a hard failure its confirming probe did not clear",
+          probeIds: [...d.h.failStreak],
+        });
       else askConfirm(d, r);
       return;
     }
@@ -236,9 +249,18 @@ function failing(d: Draft, content: number, hard: number): Cause | null {
   const e = d.h.evidence;
   const probeIds = [...d.h.failStreak];
   const worst = worstSample(e);
-  if (e.hard >= hard) return { reason: "failure_evidence", detail: `hard failures: evidence ${round1(e.hard)} ≥ ${round1(hard)} at a usual rate of ${pct1(e.hardRate)}`, probeIds };
+  if (e.hard >= hard)
+    return {
+      reason: "failure_evidence",
+      detail: `hard failures: evidence ${round1(e.hard)} ≥ ${round1(hard)} at a usual rate of ${pct1(e.hardRate)}`,
+      probeIds,
+    };
   if (e.content >= content)
-    return { reason: "failure_evidence", detail: `content failures across samples: evidence ${round1(e.content)} ≥ ${round1(content)}`, probeIds };
+    return {
+      reason: "failure_evidence",
+      detail: `content failures across samples: evidence ${round1(e.content)} ≥ ${round1(content)}`,
+      probeIds,
+    };
   const share = failingShare(e, d.policy);
   if (share)
     return {

@@ -31,7 +31,8 @@ export const failCheck = (name: CheckName, detail: string): ProbeCheck => ({ nam
 export const brokenCheck = (name: CheckName, detail: string): ProbeCheck => ({ name, verdict: "broken", detail });
 
 /** The checks that failed, in the order they were made. */
-export const failedCheckNames = (checks: readonly ProbeCheck[]): CheckName[] => checks.filter((c) => c.verdict === "fail").map((c) => c.name);
+export const failedCheckNames = (checks: readonly ProbeCheck[]): CheckName[] =>
+  checks.filter((c) => c.verdict === "fail").map((c) => c.name);
 
 /** A probe with a failed content check scores at most this: a wrong answer must weigh in the line score. */
 export const FAILED_CHECK_SCORE = 40;

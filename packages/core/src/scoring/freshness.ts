@@ -1,10 +1,12 @@
 // Freshness: is this answer new and right? nonce echoed, not the same hash K times in a row,
 // the expected answer. Each failed check multiplies the component down.
+
+import { parseJson } from "../protocols/http";
 import { STALE_RUN } from "./baseline";
 import { brokenCheck, failCheck, type ProbeCheck, passCheck } from "./checks";
 import { clamp01 } from "./numbers";
 import type { ComponentScore, ScoringContext } from "./score-probe";
-import { answerTokens, containsTokens, normalizeAnswer, parseAnswerJson, quote } from "./text";
+import { answerTokens, containsTokens, normalizeAnswer, quote } from "./text";
 
 /** An answer of at most this many words (or 3× the expected answer's) is a "short answer". */
 export const SHORT_ANSWER_TOKENS = 8;
@@ -76,9 +78,12 @@ export function scoreFreshness(ctx: ScoringContext): ComponentScore {
   return { score: clamp01(score), reasons, checks };
 }
 
-/** An object or array answer (JSON), which an expected text answer cannot be compared with. */
+/** An object or array answer (JSON), whole or as the whole of one fenced block: an expected text answer cannot be compared with it. */
 function isStructured(content: string): boolean {
-  if (!/^\s*[[{]/.test(content)) return false;
-  const parsed = parseAnswerJson(content);
+  const trimmed = content.trim();
+  const fenced = /^```[a-zA-Z]*[ \t]*\r?\n?([\s\S]*?)```$/.exec(trimmed);
+  const body = (fenced?.[1] ?? trimmed).trim();
+  if (!/^[[{]/.test(body)) return false;
+  const parsed = parseJson(body);
   return parsed.ok && typeof parsed.value === "object" && parsed.value !== null;
 }

@@ -34,11 +34,11 @@ export { ANCHORED_LENGTH_SHARE, LENGTH_SLACK_CHARS, relativeLengthScore, scoreLe
 export { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "./line-score";
 export {
   type ComponentScore,
+  PEER_LENGTH_SHARE,
   type ProbeObservation,
   type ScoredProbe,
   type ScoreProbeInput,
   type ScoringContext,
-  PEER_LENGTH_SHARE,
   scoreProbe,
 } from "./score-probe";
 export { hardFailureReason, isHardFailure, scoreStatus } from "./status";

@@ -40,7 +40,8 @@ export function scoreLength(ctx: ScoringContext): ComponentScore {
   } else if (min !== null) checks.push(passCheck("minLength"));
 
   const anchored = positiveOrNull(anchoredLength);
-  if (anchored !== null && n < ANCHORED_LENGTH_SHARE * anchored) {
+  // With the same slack as the median comparison: "155" against a usual "155 minutes" is not cut.
+  if (anchored !== null && n + LENGTH_SLACK_CHARS < ANCHORED_LENGTH_SHARE * (anchored + LENGTH_SLACK_CHARS)) {
     score = Math.min(score, relativeLengthScore(n / anchored));
     const detail = `${n} chars, below half of this line's anchored usual ${fmt(anchored)} (truncated?)`;
     reasons.push(`content ${detail}`);

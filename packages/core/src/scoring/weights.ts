@@ -17,7 +17,6 @@ export const DEFAULT_WEIGHTS: Readonly<ScoreWeights> = Object.freeze({
 /** A probe passes at this score or above, unless it failed hard or failed a content check (checks.ts). */
 export const PASS_SCORE = 60;
 
-
 /**
  * The weighted mean of the components × 100, rounded to 0.1. Components are clamped to [0, 1]
  * and negative or non-finite weights count as 0; with no weight at all the score is 0.

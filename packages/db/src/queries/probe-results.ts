@@ -38,11 +38,7 @@ export type ProbeResultInsert = Omit<ProbeResult, "id" | "startedAt"> & { starte
 
 /** Insert a result; null when a result for the same scheduled slot already exists (another replica ran it). */
 export async function insertProbeResult(db: Db, input: ProbeResultInsert): Promise<StoredProbeResult | null> {
-  const [row] = await db
-    .insert(probeResults)
-    .values(input)
-    .onConflictDoNothing()
-    .returning();
+  const [row] = await db.insert(probeResults).values(input).onConflictDoNothing().returning();
   return row ? toProbeResult(row) : null;
 }
 

@@ -229,6 +229,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     const first = failed.first();
     expect(await first.locator("td.comp-v").count()).toBe(5);
     expect(await first.locator("td.reasons").textContent()).toMatch(/below|missing|expected/);
+    // Each failed probe with an answer names the check it failed.
+    expect(await page.locator("table.probes tbody tr.fail td.reasons .check.s-bad").first().textContent()).toMatch(
+      /✗ (minLength|anchoredLength|requiredFields|contains|matches|answer|nonce|varies|content)/,
+    );
     expect((await first.locator("td.excerpt").textContent())?.trim().length).toBeGreaterThan(0);
     expect(await page.locator("table.probes tbody tr.pass").count()).toBeGreaterThan(0);
     await page.waitForSelector("#line-chart canvas");

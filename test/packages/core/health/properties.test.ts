@@ -95,7 +95,8 @@ describe("health properties", () => {
           expect(after.until).toBe(after.since + after.durationMs);
           if (before.state !== "cooldown" || after.since !== before.since) {
             // A new cooldown: at least double the last one since the line was fully back.
-            const least = s.before.lastCooldownMs === null ? policy.cooldownBaseMs : Math.min(2 * s.before.lastCooldownMs, policy.cooldownMaxMs);
+            const least =
+              s.before.lastCooldownMs === null ? policy.cooldownBaseMs : Math.min(2 * s.before.lastCooldownMs, policy.cooldownMaxMs);
             expect(after.durationMs).toBeGreaterThanOrEqual(least);
             expect(after.since).toBe(s.at);
           } else if (after.durationMs !== before.durationMs) {

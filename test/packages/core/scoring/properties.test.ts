@@ -1,23 +1,28 @@
 // Properties that hold for any input, checked with fast-check.
 import {
   type Baseline,
+  CHECK_NAMES,
+  CHECK_VERDICTS,
   COMPONENT_NAMES,
   computeBaseline,
   ERROR_CLASSES,
+  FAILED_CHECK_SCORE,
+  failedCheckNames,
   getAdapter,
   judgeAnswer,
   PASS_SCORE,
+  PEER_LENGTH_SHARE,
   PROTOCOLS,
   type ProbeObservation,
   type SampleExpect,
   type ScoreComponents,
+  type ScoredProbe,
+  type ScoreProbeInput,
   scoreFromComponents,
   scoreProbe,
 } from "@linewatch/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-// Not re-exported from @linewatch/core (yet): read from the module itself.
-import { CHECK_FLOOR, failedChecks } from "../../../../packages/core/src/scoring/weights";
 
 const anyNumber = fc.oneof(
   fc.double({ noNaN: false }),
@@ -90,7 +95,7 @@ const baseline: fc.Arbitrary<Baseline> = fc.oneof(
 
 /**
  * Answered probes close to a good one, so that passing probes, failed checks at a passing
- * score and components near CHECK_FLOOR all come up (the inputs above rarely pass).
+ * weighted score and broken checks all come up (the inputs above rarely pass).
  */
 const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on most days.";
 const nearGood: fc.Arbitrary<[SampleExpect, ProbeObservation, Baseline]> = fc.tuple(
@@ -119,6 +124,15 @@ const nearGood: fc.Arbitrary<[SampleExpect, ProbeObservation, Baseline]> = fc.tu
   baseline,
 );
 const probeInput = fc.oneof({ arbitrary: fc.tuple(sampleExpect, observation, baseline), weight: 1 }, { arbitrary: nearGood, weight: 3 });
+/** The line's anchored usual length and its peers', as the prober passes them (often none). */
+const anchors = fc.record({
+  anchoredLength: fc.option(fc.oneof(fc.integer({ min: 0, max: 400 }), anyNumber), { nil: null }),
+  peerLength: fc.option(fc.oneof(fc.integer({ min: 0, max: 400 }), anyNumber), { nil: null }),
+});
+const score = ([e, o, b]: [SampleExpect, ProbeObservation, Baseline], a: Partial<ScoreProbeInput> = {}): ScoredProbe =>
+  scoreProbe({ expect: e, observation: o, baseline: b, ...a });
+/** The rule of SPEC §4, from the outside. */
+const passes = (r: ScoredProbe) => !r.hardFailure && failedCheckNames(r.checks).length === 0 && r.score >= PASS_SCORE;
 
 const unit = fc.double({ min: 0, max: 1, noNaN: true });
 const components: fc.Arbitrary<ScoreComponents> = fc.record({
@@ -141,62 +155,156 @@ describe("scoring properties", () => {
         expect(r.score).toBeGreaterThanOrEqual(0);
         expect(r.score).toBeLessThanOrEqual(100);
         expect(Math.round(r.score * 10) / 10).toBe(r.score);
-        expect(r.passed).toBe(!r.hardFailure && r.score >= PASS_SCORE && failedChecks(r.components).length === 0);
+        expect(r.passed).toBe(passes(r));
         expect(r.contentLength).toBeGreaterThanOrEqual(0);
       }),
       { numRuns: 500 },
     );
   });
 
-  it("passed implies score ≥ 60, every component ≥ CHECK_FLOOR and no hard failure", () => {
+  it("passed ⇔ no hard failure, no failed check and score ≥ 60, with anchored lengths too", () => {
     let passed = 0;
+    let failedOnChecksOnly = 0;
     fc.assert(
-      fc.property(probeInput, ([e, o, b]) => {
-        const r = scoreProbe({ expect: e, observation: o, baseline: b });
-        if (!r.passed) return;
-        passed += 1;
-        expect(r.hardFailure).toBe(false);
-        expect(r.score).toBeGreaterThanOrEqual(PASS_SCORE);
-        for (const name of COMPONENT_NAMES) expect(r.components[name]).toBeGreaterThanOrEqual(CHECK_FLOOR);
-        expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+      fc.property(probeInput, anchors, (input, a) => {
+        const r = score(input, a);
+        expect(r.passed).toBe(passes(r));
+        if (r.passed) {
+          passed += 1;
+          expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+        }
+        if (!r.hardFailure && failedCheckNames(r.checks).length > 0 && scoreFromComponents(r.components) >= PASS_SCORE)
+          failedOnChecksOnly += 1;
       }),
       { numRuns: 500 },
     );
-    expect(passed).toBeGreaterThan(0); // the generators do reach passing probes
+    // The generators do reach passing probes, and failed checks at a passing weighted score.
+    expect(passed).toBeGreaterThan(0);
+    expect(failedOnChecksOnly).toBeGreaterThan(0);
   });
 
-  it("a component below CHECK_FLOOR fails the probe, and the first reason names exactly those checks", () => {
-    let failedAtPassingScore = 0;
+  it("a failed check fails the probe, caps its score at 40, and the first reason names exactly those checks", () => {
+    let capped = 0;
     fc.assert(
-      fc.property(probeInput, ([e, o, b]) => {
-        const r = scoreProbe({ expect: e, observation: o, baseline: b });
+      fc.property(probeInput, anchors, (input, a) => {
+        const r = score(input, a);
         if (r.hardFailure) return;
-        const below = COMPONENT_NAMES.filter((name) => r.components[name] < CHECK_FLOOR);
-        if (below.length === 0) {
+        const failed = failedCheckNames(r.checks);
+        const weighted = scoreFromComponents(r.components);
+        if (failed.length === 0) {
           expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
+          expect(r.score).toBe(weighted);
           expect(r.passed).toBe(r.score >= PASS_SCORE);
           return;
         }
-        if (r.score >= PASS_SCORE) failedAtPassingScore += 1;
+        if (weighted > FAILED_CHECK_SCORE) capped += 1;
+        expect(r.score).toBe(Math.min(weighted, FAILED_CHECK_SCORE));
         expect(r.passed).toBe(false);
-        expect(r.reasons[0]).toBe(`failed check: ${below.join(", ")} below 0.5`);
+        expect(r.reasons[0]).toBe(`failed check: ${failed.join(", ")}`);
+        expect(r.reasons.filter((x) => x.startsWith("failed check"))).toHaveLength(1);
       }),
       { numRuns: 500 },
     );
-    expect(failedAtPassingScore).toBeGreaterThan(0); // the case the floor exists for does come up
+    expect(capped).toBeGreaterThan(0); // the case the cap exists for does come up
   });
 
-  it("failedChecks lists exactly the components below CHECK_FLOOR, in COMPONENT_NAMES order", () => {
-    const nearFloor = fc.oneof(unit, fc.constantFrom(0, 0.49, 0.499, CHECK_FLOOR, 0.501, 1));
-    const c = fc.record({ length: nearFloor, fields: nearFloor, freshness: nearFloor, status: nearFloor, latency: nearFloor });
+  it("checks are well formed: known names, at most one each, a detail when not passed, none for a hard failure", () => {
     fc.assert(
-      fc.property(c, (components) => {
-        const failed = failedChecks(components);
-        expect(failed).toEqual(COMPONENT_NAMES.filter((name) => failed.includes(name)));
-        for (const name of COMPONENT_NAMES) expect(failed.includes(name)).toBe(components[name] < CHECK_FLOOR);
+      fc.property(probeInput, anchors, (input, a) => {
+        const r = score(input, a);
+        if (r.hardFailure) expect(r.checks).toEqual([]);
+        const names = r.checks.map((c) => c.name);
+        expect(new Set(names).size).toBe(names.length);
+        for (const c of r.checks) {
+          expect(CHECK_NAMES).toContain(c.name);
+          expect(CHECK_VERDICTS).toContain(c.verdict);
+          if (c.verdict === "pass") expect(c.detail).toBeUndefined();
+          else expect(c.detail).toMatch(/\S/);
+        }
+        // Only a sample's bad regex and an `answer` against a JSON answer are broken.
+        for (const c of r.checks.filter((x) => x.verdict === "broken")) expect(["matches", "answer"]).toContain(c.name);
       }),
-      { numRuns: 1000 },
+      { numRuns: 500 },
     );
+  });
+
+  it("a broken check never fails a probe: without the expectation behind it, the probe scores the same", () => {
+    let broken = 0;
+    fc.assert(
+      fc.property(probeInput, anchors, ([e, o, b], a) => {
+        const r = score([e, o, b], a);
+        const brokenNames = r.checks.filter((c) => c.verdict === "broken").map((c) => c.name);
+        if (brokenNames.length === 0) return;
+        broken += 1;
+        const without: SampleExpect = { ...e };
+        if (brokenNames.includes("matches")) delete without.matches;
+        if (brokenNames.includes("answer")) delete without.answer;
+        const clean = score([without, o, b], a);
+        expect(r.components).toEqual(clean.components);
+        expect(r.score).toBe(clean.score);
+        expect(r.passed).toBe(clean.passed);
+        expect(r.checks.filter((c) => c.verdict !== "broken")).toEqual(clean.checks);
+      }),
+      { numRuns: 500 },
+    );
+    expect(broken).toBeGreaterThan(0);
+  });
+
+  it("latency alone never fails a probe: any latency below the timeout, everything else right", () => {
+    const NONCE = "lw-abc";
+    const CONTENT = `${NONCE}: 155 minutes by Train`;
+    const n = CONTENT.length;
+    const good = fc.record(
+      {
+        minLength: fc.integer({ min: 0, max: n }),
+        maxLength: fc.integer({ min: n, max: 10 * n }),
+        requiredFields: fc.subarray(["usage.total_tokens"]),
+        contains: fc.subarray(["train", "155", "BY TRAIN", "minutes"]),
+        matches: fc.constantFrom("\\d+", "/^LW-/i", "minutes by"),
+        answer: fc.constantFrom("155", "155 minutes"),
+        nonce: fc.boolean(),
+        varies: fc.boolean(),
+        maxLatencyMs: fc.oneof(fc.integer({ min: 1, max: 20_000 }), anyNumber),
+      },
+      { requiredKeys: [] },
+    );
+    // Any usual latency, warm or cold; the usual length is this answer's, so only latency can move.
+    const usual = fc.record({
+      lengthMedian: fc.constantFrom(n, null),
+      latencyP50: fc.option(fc.integer({ min: 1, max: 30_000 }), { nil: null }),
+      latencyP90: fc.option(fc.integer({ min: 1, max: 60_000 }), { nil: null }),
+      samples: fc.integer({ min: 0, max: 20 }),
+      recentHashes: fc.array(fc.constantFrom("h1", "h2"), { maxLength: 5 }),
+    });
+    const latencyMs = fc.oneof(fc.integer({ min: 0, max: 120_000 }), fc.double({ min: 0, max: 1e7, noNaN: true }));
+    let slow = 0;
+    fc.assert(
+      fc.property(
+        good,
+        usual,
+        latencyMs,
+        fc.integer({ min: 1, max: 2 * n }),
+        fc.integer({ min: 1, max: Math.floor(n / (2 * PEER_LENGTH_SHARE)) }),
+        (e, b, ms, anchoredLength, peerLength) => {
+          const o: ProbeObservation = {
+            status: 200,
+            errorClass: null,
+            latencyMs: ms,
+            content: CONTENT,
+            json: { usage: { total_tokens: 12 } },
+            contentHash: "h0",
+            nonce: NONCE,
+          };
+          const r = scoreProbe({ expect: e, observation: o, baseline: b, anchoredLength, peerLength });
+          expect(r.components).toMatchObject({ length: 1, fields: 1, freshness: 1, status: 1 });
+          expect(failedCheckNames(r.checks)).toEqual([]);
+          expect(r.passed).toBe(true);
+          if (r.components.latency < 0.5) slow += 1;
+        },
+      ),
+      { numRuns: 500 },
+    );
+    expect(slow).toBeGreaterThan(0); // latency does fall far (the old floor failed these)
   });
 
   it("a hard failure always scores 0", () => {

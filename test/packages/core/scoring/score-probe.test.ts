@@ -1,18 +1,23 @@
 import {
+  type CheckName,
+  type CheckVerdict,
   computeBaseline,
   DEFAULT_WEIGHTS,
+  FAILED_CHECK_SCORE,
+  failedCheckNames,
   judgeAnswer,
   PASS_SCORE,
   relativeLengthScore,
   type SampleExpect,
+  type ScoredProbe,
   scoreFromComponents,
 } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
-// Not re-exported from @linewatch/core (yet): read from the module itself.
-import { CHECK_FLOOR, failedChecks } from "../../../../packages/core/src/scoring/weights";
 import { cold, history, NONCE, observe, score, warm } from "./fixtures";
 
 const text = (n: number) => "word ".repeat(Math.ceil(n / 5)).slice(0, n);
+/** A probe's checks as [name, verdict] pairs, in the order they were made. */
+const verdicts = (r: ScoredProbe): [CheckName, CheckVerdict][] => r.checks.map((c) => [c.name, c.verdict]);
 
 describe("weights and pass mark", () => {
   it("are SPEC §4's", () => {
@@ -116,39 +121,65 @@ describe("fields", () => {
   const lyon = { city: "Lyon", country: "France", population: 522250, landmarks: ["Fourvière", "Vieux Lyon", "Place Bellecour"] };
   const { landmarks: _, ...noLandmarks } = lyon;
 
+  // Any one missing required field fails the requiredFields check; the component stays the share met.
   it.each([
-    ["all present", JSON.stringify(lyon), { usage: { total_tokens: 90 } }, 1, []],
+    ["all present", JSON.stringify(lyon), { usage: { total_tokens: 90 } }, 1, "pass", []],
     [
       "in a ```json fence with prose",
       `Here you go:\n\`\`\`json\n${JSON.stringify(lyon, null, 2)}\n\`\`\``,
       { usage: { total_tokens: 90 } },
       1,
+      "pass",
       [],
     ],
-    ["landmarks missing", JSON.stringify(noLandmarks), { usage: { total_tokens: 90 } }, 0.8, ["missing fields: content.landmarks"]],
+    [
+      "landmarks missing",
+      JSON.stringify(noLandmarks),
+      { usage: { total_tokens: 90 } },
+      0.8,
+      "fail",
+      ["failed check: requiredFields", "missing fields: content.landmarks"],
+    ],
     [
       "landmarks empty",
       JSON.stringify({ ...lyon, landmarks: [] }),
       { usage: { total_tokens: 90 } },
       0.8,
-      ["missing fields: content.landmarks"],
+      "fail",
+      ["failed check: requiredFields", "missing fields: content.landmarks"],
     ],
-    ["usage missing from the body", JSON.stringify(lyon), { id: "x" }, 0.8, ["missing fields: usage.total_tokens"]],
+    [
+      "usage missing from the body",
+      JSON.stringify(lyon),
+      { id: "x" },
+      0.8,
+      "fail",
+      ["failed check: requiredFields", "missing fields: usage.total_tokens"],
+    ],
     [
       "answer truncated mid-JSON",
       JSON.stringify(lyon).slice(0, 40),
       { usage: { total_tokens: 90 } },
       0.2,
+      "fail",
       [
-        "failed check: fields below 0.5",
+        "failed check: requiredFields",
         "answer is not JSON",
         "missing fields: content.city, content.country, content.population, content.landmarks",
       ],
     ],
-  ])("%s", (_name, content, json, expected, reasons) => {
+  ] as const)("%s", (_name, content, json, expected, verdict, reasons) => {
     const r = score(jsonFields, observe(content, { json }));
     expect(r.components.fields).toBeCloseTo(expected, 3);
     expect(r.reasons).toEqual(reasons);
+    expect(verdicts(r)).toEqual([["requiredFields", verdict]]);
+    expect(r.passed).toBe(verdict === "pass");
+    if (verdict === "fail") expect(r.score).toBeLessThanOrEqual(FAILED_CHECK_SCORE);
+  });
+
+  it("names every missing field in the check's detail", () => {
+    const r = score(jsonFields, observe(JSON.stringify(noLandmarks), { json: { id: "x" } }));
+    expect(r.checks).toEqual([{ name: "requiredFields", verdict: "fail", detail: "missing content.landmarks, usage.total_tokens" }]);
   });
 
   it("reads array indexes in paths", () => {
@@ -164,7 +195,18 @@ describe("fields", () => {
     expect(score(expect_, observe("Status codes like HTTP 200 hide bad content.")).components.fields).toBe(1);
     const r = score(expect_, observe("Status codes hide bad answers."));
     expect(r.components.fields).toBeCloseTo(1 / 3, 3);
-    expect(r.reasons).toEqual(["failed check: fields below 0.5", 'does not contain "content"', 'does not match "\\\\bHTTP 200\\\\b"']);
+    expect(r.reasons).toEqual(["failed check: contains, matches", 'does not contain "content"', 'does not match "\\\\bHTTP 200\\\\b"']);
+    expect(verdicts(r)).toEqual([
+      ["contains", "fail"],
+      ["matches", "fail"],
+    ]);
+  });
+
+  it("fails the contains check for one absent string of two", () => {
+    const r = score({ contains: ["status", "content"] }, observe("Status codes say little."));
+    expect(r.components.fields).toBe(0.5);
+    expect(r.checks).toEqual([{ name: "contains", verdict: "fail", detail: 'lacks "content"' }]);
+    expect(r.passed).toBe(false);
   });
 
   it("accepts /pattern/flags and ignores a broken pattern", () => {
@@ -172,6 +214,9 @@ describe("fields", () => {
     const r = score({ matches: "([unclosed" }, observe("anything"));
     expect(r.components.fields).toBe(1);
     expect(r.reasons[0]).toMatch(/not a valid regex/);
+    // The sample is broken, not the line: the check says so and the probe passes.
+    expect(verdicts(r)).toEqual([["matches", "broken"]]);
+    expect(r).toMatchObject({ score: 100, passed: true });
   });
 
   it("is 1 when no field is expected", () => {
@@ -184,17 +229,23 @@ describe("freshness", () => {
     const r = score({ nonce: true }, observe("A cached answer from last week."));
     expect(r.components.freshness).toBe(0);
     expect(r.reasons).toContain(`nonce ${NONCE} not echoed (cached answer?)`);
-    expect(score({ nonce: true }, observe(`${NONCE.toUpperCase()} echoed.`)).components.freshness).toBe(1);
+    expect(verdicts(r)).toEqual([["nonce", "fail"]]);
+    const echoed = score({ nonce: true }, observe(`${NONCE.toUpperCase()} echoed.`));
+    expect(echoed.components.freshness).toBe(1);
+    expect(verdicts(echoed)).toEqual([["nonce", "pass"]]);
   });
 
   it.each([
-    ["the same hash 3 probes in a row", ["hash:same", "hash:same"], 0],
-    ["a different previous hash", ["hash:same", "hash:other"], 1],
-    ["only one earlier probe", ["hash:same"], 1],
-    ["no history", [], 1],
-  ])("varies: %s", (_name, recentHashes, expected) => {
-    const baseline = { ...cold, samples: recentHashes.length, recentHashes };
-    expect(score({ varies: true }, observe("same"), baseline).components.freshness).toBe(expected);
+    ["the same hash 3 probes in a row", ["hash:same", "hash:same"], 0, "fail"],
+    ["a different previous hash", ["hash:same", "hash:other"], 1, "pass"],
+    ["only one earlier probe", ["hash:same"], 1, "pass"],
+    ["no history", [], 1, "pass"],
+  ] as const)("varies: %s", (_name, recentHashes, expected, verdict) => {
+    const baseline = { ...cold, samples: recentHashes.length, recentHashes: [...recentHashes] };
+    const r = score({ varies: true }, observe("same"), baseline);
+    expect(r.components.freshness).toBe(expected);
+    expect(verdicts(r)).toEqual([["varies", verdict]]);
+    expect(r.passed).toBe(verdict === "pass");
   });
 
   it("explains a stale cache", () => {
@@ -216,15 +267,23 @@ describe("freshness", () => {
     expect(judgeAnswer(content, "155")).toBe(verdict);
   });
 
-  it("drops a lot for a wrong answer, half for a buried one", () => {
+  it("drops a lot for a wrong answer (a failed check), half for a buried one (a passed check)", () => {
     const wrong = score({ answer: "155" }, observe("145"));
     expect(wrong.components.freshness).toBe(0);
     expect(wrong.reasons).toContain('wrong answer: expected "155", got "145"');
-    expect(
-      score({ answer: "155" }, observe("It is 2 hours 35 minutes, that is 155 minutes, counting from 14:35 to 17:10.")).components
-        .freshness,
-    ).toBe(0.5);
+    expect(wrong.checks).toEqual([{ name: "answer", verdict: "fail", detail: 'expected "155", got "145"' }]);
+    const buried = score({ answer: "155" }, observe("It is 2 hours 35 minutes, that is 155 minutes, counting from 14:35 to 17:10."));
+    expect(buried.components.freshness).toBe(0.5);
+    expect(verdicts(buried)).toEqual([["answer", "pass"]]);
     expect(score({ answer: "New York" }, observe("new-york!")).components.freshness).toBe(1);
+  });
+
+  it("cannot compare an expected answer with a JSON answer: the answer check is broken, not failed", () => {
+    const r = score({ answer: "155" }, observe('{"minutes": 145}'));
+    expect(verdicts(r)).toEqual([["answer", "broken"]]);
+    expect(r.components.freshness).toBe(1);
+    expect(r).toMatchObject({ score: 100, passed: true });
+    expect(r.reasons).toEqual(["the sample's expected answer cannot be checked against a JSON answer (ignored)"]);
   });
 
   it("is 1 when no freshness check applies", () => {
@@ -239,6 +298,9 @@ describe("status", () => {
     expect(r.components.status).toBe(0);
     expect(r.hardFailure).toBe(false);
     expect(r.reasons).toContain("2xx response without an answer");
+    // No answer is an empty answer: the content check fails the probe.
+    expect(r.checks).toEqual([{ name: "content", verdict: "fail", detail: "empty answer" }]);
+    expect(r.passed).toBe(false);
   });
 });
 
@@ -249,8 +311,13 @@ describe("latency", () => {
     [9000, 0.5],
     [12_000, 0],
     [60_000, 0],
-  ])("%d ms against maxLatencyMs 6000 → %d", (latencyMs, expected) => {
-    expect(score({ maxLatencyMs: 6000 }, observe("ok", { latencyMs })).components.latency).toBeCloseTo(expected, 3);
+  ])("%d ms against maxLatencyMs 6000 → %d, and the probe still passes", (latencyMs, expected) => {
+    const r = score({ maxLatencyMs: 6000 }, observe("ok", { latencyMs }));
+    expect(r.components.latency).toBeCloseTo(expected, 3);
+    // Latency is not a check: a right answer passes however slow it was (below the timeout).
+    expect(r.checks).toEqual([]);
+    expect(r.passed).toBe(true);
+    expect(r.score).toBeCloseTo(100 - 15 * (1 - expected), 1);
   });
 
   it("is graded against the line's own p90", () => {
@@ -296,6 +363,7 @@ describe("hard failures", () => {
       passed: false,
       hardFailure: true,
       components: { length: 0, fields: 0, freshness: 0, status: 0, latency: 0 },
+      checks: [],
       reasons: [reason],
     });
   });
@@ -303,20 +371,27 @@ describe("hard failures", () => {
 
 describe("pass", () => {
   it("passes at 60 and above without a hard failure or a failed check", () => {
-    expect(score({ answer: "155" }, observe("155"))).toMatchObject({ score: 100, passed: true, reasons: [] });
-    // Degraded but every component at or above CHECK_FLOOR: the buried answer scores 0.5.
+    expect(score({ answer: "155" }, observe("155"))).toMatchObject({
+      score: 100,
+      passed: true,
+      checks: [{ name: "answer", verdict: "pass" }],
+      reasons: [],
+    });
+    // Degraded but no check failed: the buried answer scores 0.5 and passes its check.
     const buried = score({ answer: "155" }, observe("The fast train from Paris to Lyon takes about 155 minutes on most days."));
     expect(buried.components.freshness).toBe(0.5);
     expect(buried.score).toBe(90);
     expect(buried.passed).toBe(true);
-    // 80 would clear the pass mark, but the wrong answer is a failed check.
+    // 80 by its components, but the wrong answer is a failed check: capped at 40 and failed.
     const wrong = score({ answer: "155" }, observe("145"));
-    expect(wrong.score).toBe(80);
+    expect(scoreFromComponents(wrong.components)).toBe(80);
+    expect(wrong.score).toBe(FAILED_CHECK_SCORE);
     expect(wrong.passed).toBe(false);
-    expect(wrong.reasons).toEqual(["failed check: freshness below 0.5", 'wrong answer: expected "155", got "145"']);
+    expect(wrong.reasons).toEqual(["failed check: answer", 'wrong answer: expected "155", got "145"']);
     const bad = score({ answer: "155", minLength: 30, nonce: true }, observe("145", { latencyMs: 100 }));
     expect(bad.score).toBeLessThan(PASS_SCORE);
     expect(bad.passed).toBe(false);
+    expect(failedCheckNames(bad.checks)).toEqual(["minLength", "nonce", "answer"]);
   });
 
   it("reports the content length in code points", () => {
@@ -324,84 +399,94 @@ describe("pass", () => {
   });
 });
 
-describe("failed check: a component below CHECK_FLOOR fails the probe whatever the score", () => {
+describe("checks: a failed check fails the probe whatever its components, and caps its score", () => {
   const words = (n: number) => Array.from({ length: n }, (_, i) => `k${i}x`);
-  const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on most days.";
+  // 70 chars, "155" buried in it (freshness 0.5, the answer check passes).
+  const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on most days";
 
-  it("is 0.5", () => {
-    expect(CHECK_FLOOR).toBe(0.5);
+  it("caps at 40, under the pass mark", () => {
+    expect(FAILED_CHECK_SCORE).toBe(40);
+    expect(FAILED_CHECK_SCORE).toBeLessThan(PASS_SCORE);
   });
 
+  // Each one just on the wrong side of its check, with the others right: the components alone
+  // would score well above 60 (the old component floor let several of these pass).
   it.each([
-    ["all at 1", { length: 1, fields: 1, freshness: 1, status: 1, latency: 1 }, []],
-    ["all at the floor", { length: 0.5, fields: 0.5, freshness: 0.5, status: 0.5, latency: 0.5 }, []],
-    ["one just below", { length: 1, fields: 0.49, freshness: 1, status: 1, latency: 1 }, ["fields"]],
-    [
-      "several, in COMPONENT_NAMES order",
-      { length: 0.1, fields: 1, freshness: 0, status: 1, latency: 0.499 },
-      ["length", "freshness", "latency"],
-    ],
-    ["all at 0", { length: 0, fields: 0, freshness: 0, status: 0, latency: 0 }, ["length", "fields", "freshness", "status", "latency"]],
-  ])("failedChecks: %s", (_name, components, expected) => {
-    expect(failedChecks(components)).toEqual(expected);
-  });
-
-  // Each component at 0.49 (freshness only takes 0, 0.5 or 1: 0) with the others at 1.
-  it.each([
-    ["length 0.49", { minLength: 100 }, observe("x".repeat(49)), "length", 0.49],
-    ["fields 0.49", { contains: words(100) }, observe(words(49).join(" ")), "fields", 0.49],
-    ["freshness 0 (wrong answer)", { answer: "155" }, observe("145"), "freshness", 0],
-    ["latency 0.49", { maxLatencyMs: 1000 }, observe("ok", { latencyMs: 1510 }), "latency", 0.49],
-  ] as const)("%s: score ≥ 60 but fails, and the reason names the check", (_name, expect_, observation, name, value) => {
+    ["one char below minLength", { minLength: 100 }, observe("x".repeat(99)), "minLength", "99 chars, below minLength 100"],
+    ["half of minLength", { minLength: 100 }, observe("x".repeat(50)), "minLength", "50 chars, below minLength 100"],
+    ["one of 100 contains strings absent", { contains: words(100) }, observe(words(99).join(" ")), "contains", 'lacks "k99x"'],
+    ["one of two contains strings absent", { contains: words(2) }, observe("k0x"), "contains", 'lacks "k1x"'],
+    ["a pattern miss", { matches: "^\\d+$" }, observe("about 155"), "matches", 'does not match "^\\\\d+$"'],
+    ["a wrong answer", { answer: "155" }, observe("145"), "answer", 'expected "155", got "145"'],
+    ["a missing nonce", { nonce: true }, observe("an answer without it"), "nonce", `nonce ${NONCE} not echoed (cached answer?)`],
+  ] as const)("%s: fails its check and the probe, at most 40", (_name, expect_, observation, name, detail) => {
     const r = score(expect_, observation);
-    expect(r.components[name]).toBe(value);
-    expect(failedChecks(r.components)).toEqual([name]);
-    expect(r.score).toBeGreaterThanOrEqual(PASS_SCORE);
+    expect(scoreFromComponents(r.components)).toBeGreaterThanOrEqual(PASS_SCORE);
+    expect(r.checks).toEqual([{ name, verdict: "fail", detail }]);
+    expect(r.score).toBe(FAILED_CHECK_SCORE);
     expect(r.hardFailure).toBe(false);
     expect(r.passed).toBe(false);
-    expect(r.reasons[0]).toBe(`failed check: ${name} below 0.5`);
+    expect(r.reasons[0]).toBe(`failed check: ${name}`);
     expect(r.reasons.length).toBeGreaterThan(1); // the component's own reason follows
   });
 
-  // The same components exactly at the floor pass.
+  it("keeps a weighted score already under 40", () => {
+    // Empty: length, fields and freshness at 0, 35 by the weights.
+    const r = score({ answer: "155", contains: ["train"] }, observe(""), cold);
+    expect(failedCheckNames(r.checks)).toEqual(["content", "contains", "answer"]);
+    expect(r.score).toBe(35);
+    expect(r.score).toBe(scoreFromComponents(r.components));
+  });
+
+  // The same expectations just met pass, whatever the component says.
   it.each([
-    ["length 0.5", { minLength: 100 }, observe("x".repeat(50)), "length"],
-    ["fields 0.5", { contains: words(2) }, observe("k0x"), "fields"],
-    ["freshness 0.5 (answer buried in a long answer)", { answer: "155" }, observe(LONG_155), "freshness"],
-    ["latency 0.5", { maxLatencyMs: 1000 }, observe("ok", { latencyMs: 1500 }), "latency"],
+    ["exactly minLength", { minLength: 100 }, observe("x".repeat(100)), "minLength"],
+    ["every contains string", { contains: words(2) }, observe("k0x k1x"), "contains"],
+    ["the answer buried in a long answer (freshness 0.5)", { answer: "155" }, observe(LONG_155), "answer"],
+    ["the nonce echoed", { nonce: true }, observe(`${NONCE}: fresh`), "nonce"],
   ] as const)("%s: passes", (_name, expect_, observation, name) => {
     const r = score(expect_, observation);
-    expect(r.components[name]).toBe(CHECK_FLOOR);
+    expect(r.checks).toEqual([{ name, verdict: "pass" }]);
     expect(r.passed).toBe(true);
     expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
   });
 
-  it("passes with every graded component at the floor and the score exactly 60", () => {
-    // status is 0 or 1; the other four sit at 0.5: 20 + 0.5 × 80 = 60.
-    const expect_: SampleExpect = { minLength: 2 * LONG_155.length, contains: ["train", "plane"], answer: "155", maxLatencyMs: 1000 };
-    const r = score(expect_, observe(LONG_155, { latencyMs: 1500 }));
-    expect(r.components).toEqual({ length: 0.5, fields: 0.5, freshness: 0.5, status: 1, latency: 0.5 });
+  it("does not count maxLength or latency as checks: they lower the score only", () => {
+    const r = score({ maxLength: 10, maxLatencyMs: 1000 }, observe("x".repeat(40), { latencyMs: 1500 }));
+    expect(r.components).toMatchObject({ length: 0.25, latency: 0.5 });
+    expect(r.checks).toEqual([]);
+    expect(r.score).toBe(73.8); // 100 − 25 × 0.75 − 15 × 0.5 = 73.75, rounded to 0.1
+    expect(r.passed).toBe(true);
+  });
+
+  it("passes with no failed check and the score exactly 60, fails just below on the score alone", () => {
+    // length 28/70 = 0.4, freshness 0.5 (buried), latency 0 (twice the limit): 10 + 20 + 10 + 20 + 0 = 60.
+    const expect_: SampleExpect = { maxLength: 28, contains: ["train"], answer: "155", maxLatencyMs: 1000 };
+    const r = score(expect_, observe(LONG_155, { latencyMs: 2000 }));
+    expect(r.components).toEqual({ length: 0.4, fields: 1, freshness: 0.5, status: 1, latency: 0 });
     expect(r.score).toBe(PASS_SCORE);
+    expect(failedCheckNames(r.checks)).toEqual([]);
     expect(r.passed).toBe(true);
-    expect(r.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
-    // A hair slower and latency fails its check (and the score drops under 60 too).
-    const slower = score(expect_, observe(LONG_155, { latencyMs: 1510 }));
-    expect(slower.passed).toBe(false);
-    expect(slower.reasons[0]).toBe("failed check: latency below 0.5");
+    // One char less of maxLength (length 0.386): 59.7, no check failed, and the probe fails on its score.
+    const lower = score({ ...expect_, maxLength: 27 }, observe(LONG_155, { latencyMs: 2000 }));
+    expect(lower.score).toBe(59.7);
+    expect(failedCheckNames(lower.checks)).toEqual([]);
+    expect(lower.passed).toBe(false);
+    expect(lower.reasons.some((x) => x.startsWith("failed check"))).toBe(false);
   });
 
-  it("names every failed check in one reason, first", () => {
-    // Wrong answer and too slow: 100 − 20 − 15 = 65, above the pass mark.
-    const r = score({ answer: "155", maxLatencyMs: 1000 }, observe("145", { latencyMs: 2500 }));
-    expect(r.score).toBe(65);
+  it("names every failed check in one reason, first, in the order they were made", () => {
+    // Wrong answer, "train" absent, no nonce, and too slow (which is not a check).
+    const r = score({ answer: "155", contains: ["train"], nonce: true, maxLatencyMs: 1000 }, observe("145", { latencyMs: 2500 }));
     expect(r.passed).toBe(false);
-    expect(r.reasons[0]).toBe("failed check: freshness, latency below 0.5");
+    expect(r.reasons[0]).toBe("failed check: contains, nonce, answer");
     expect(r.reasons.filter((x) => x.startsWith("failed check"))).toHaveLength(1);
   });
 
   it("adds no failed-check reason to a hard failure", () => {
     const r = score({ answer: "155" }, observe(null, { status: 503, errorClass: "http_status" }));
     expect(r.passed).toBe(false);
+    expect(r.checks).toEqual([]);
     expect(r.reasons).toEqual(["HTTP 503"]);
   });
 });

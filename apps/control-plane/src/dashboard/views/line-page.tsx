@@ -201,7 +201,16 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
                       <td class={`num comp-v ${compClass(r.components[key])}`}>{r.components[key].toFixed(2)}</td>
                     ))}
                     <td class="num">{r.contentLength}</td>
-                    <td class="reasons">{r.reasons.length ? r.reasons.join("; ") : r.passed ? "" : (r.errorClass ?? "")}</td>
+                    <td class="reasons">
+                      {r.checks
+                        .filter((c) => c.verdict !== "pass")
+                        .map((c) => (
+                          <span class={`check ${c.verdict === "fail" ? "s-bad" : "muted"}`} title={c.detail ?? ""} data-check={c.name}>
+                            {c.verdict === "fail" ? `✗ ${c.name}` : `${c.name} (broken sample)`}{" "}
+                          </span>
+                        ))}
+                      {r.reasons.length ? r.reasons.join("; ") : r.passed ? "" : (r.errorClass ?? "")}
+                    </td>
                     <td class="excerpt">
                       {r.excerpt.length > 90 ? (
                         <details>

@@ -1,10 +1,21 @@
 import { z } from "@hono/zod-openapi";
+import { CHECK_NAMES, CHECK_VERDICTS } from "@linewatch/core";
 
 const Components = z
   .object({ length: z.number(), fields: z.number(), freshness: z.number(), status: z.number(), latency: z.number() })
   .openapi("ScoreComponents", {
     description: "Each 0–1 (SPEC §4): content 65 (length 25, fields 20, freshness 20), status 20, latency 15",
   });
+
+const Check = z
+  .object({
+    name: z.enum(CHECK_NAMES),
+    verdict: z
+      .enum(CHECK_VERDICTS)
+      .openapi({ description: "`broken`: the sample asks what cannot be checked; never counted against the line" }),
+    detail: z.string().optional(),
+  })
+  .openapi("ProbeCheck", { description: "One expectation of the sample and its verdict (SPEC §4)" });
 
 export const ProbeResultSchema = z
   .object({
@@ -20,6 +31,7 @@ export const ProbeResultSchema = z
     passed: z.boolean(),
     score: z.number(),
     components: Components,
+    checks: z.array(Check).openapi({ description: "Each expectation's verdict; a failed one fails the probe. Empty for a hard failure" }),
     reasons: z.array(z.string()).openapi({ description: "Why components are below 1, in words" }),
     contentLength: z.number().int(),
     contentHash: z.string().nullable(),
@@ -50,6 +62,24 @@ export const LineHealthSchema = z
     fastProbeUntil: z.string().nullable().openapi({ description: "After a trend alert the interval is halved until this" }),
     consecutiveFailures: z.number().int(),
     consecutivePasses: z.number().int(),
+    evidence: z
+      .object({
+        hard: z.number(),
+        hardThreshold: z.number(),
+        content: z.number(),
+        worstSample: z.object({ sampleId: z.string(), value: z.number() }).nullable(),
+        contentThreshold: z.number(),
+        hardRate: z.number(),
+        contentRate: z.record(z.string(), z.number()),
+        recentContent: z.record(z.string(), z.number()),
+      })
+      .openapi({
+        description:
+          "Evidence of failure against the line's usual rates (SPEC §5): cooldown when `hard` or `content` (or a sample's) reaches its threshold; per sample id the usual and recent content-failure rates",
+      }),
+    lengths: z.record(z.string(), z.object({ anchored: z.number().nullable(), recent: z.number().nullable() })).openapi({
+      description: "Per sample id: the anchored usual answer length (learned while healthy) and the recent one, in characters",
+    }),
     routes: z.array(
       z.object({ route: z.string(), baseWeight: z.number(), weight: z.number().int(), tableVersion: z.number().int().nullable() }),
     ),

@@ -34,6 +34,7 @@ export function resultView(r: StoredProbeResult & { sampleName?: string }) {
     passed: r.passed,
     score: r.score,
     components: r.components,
+    checks: r.checks,
     reasons: r.reasons,
     contentLength: r.contentLength,
     contentHash: r.contentHash,
@@ -110,6 +111,8 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
           fastProbeUntil: iso(view.fastProbeUntil),
           consecutiveFailures: view.consecutiveFailures,
           consecutivePasses: view.consecutivePasses,
+          evidence: view.evidence,
+          lengths: view.lengths,
           routes: line.routes.map((m) => {
             const table = engine.publisher.view(m.route);
             return {
