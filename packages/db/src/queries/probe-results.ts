@@ -241,3 +241,31 @@ export async function deleteOldProbeResults(db: Db, before: Date, batch: number)
   const deleted = await db.delete(probeResults).where(inArray(probeResults.id, old)).returning({ id: probeResults.id });
   return deleted.length;
 }
+
+/** A check of a sample that its latest results could not evaluate (a bad regex, an expected answer against JSON). */
+export interface BrokenCheck {
+  name: string;
+  detail: string;
+  lines: number;
+  lastSeenAt: number;
+}
+
+/**
+ * The checks of a sample that its latest `limit` results (on any line) call broken: the sample asks
+ * what cannot be checked, which never counts against a line, so the operator must hear of it here.
+ */
+export async function brokenChecksOf(db: Db, sampleId: string, limit = 200): Promise<BrokenCheck[]> {
+  const result = await db.execute(sql`
+    select c->>'name' as name, coalesce(c->>'detail', '') as detail, count(distinct r.line_id)::int as lines, max(r.started_at) as last
+    from (select line_id, started_at, checks from ${probeResults} where sample_id = ${sampleId} order by started_at desc limit ${limit}) r,
+      jsonb_array_elements(r.checks) c
+    where c->>'verdict' = 'broken'
+    group by 1, 2
+    order by 1, 2`);
+  return executeRows<{ name: string; detail: string; lines: number; last: string | Date }>(result).map((r) => ({
+    name: r.name,
+    detail: r.detail,
+    lines: Number(r.lines),
+    lastSeenAt: new Date(r.last).getTime(),
+  }));
+}

@@ -1,6 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { SampleExpect } from "@linewatch/core";
 import {
+  brokenChecksOf,
   deleteSample,
   getRouteRow,
   getSample,
@@ -13,7 +14,7 @@ import {
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError } from "../../errors";
 import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
-import { SampleCreateSchema, SampleListSchema, SamplePatchSchema, SampleSchema } from "./schema";
+import { SampleCreateSchema, SampleDetailSchema, SampleListSchema, SamplePatchSchema, SampleSchema } from "./schema";
 
 const tags = ["samples"];
 
@@ -67,15 +68,21 @@ export function sampleRoutes(deps: AppDeps) {
       method: "get",
       path: "/{id}",
       tags,
-      summary: "Get a sample",
+      summary: "Get a sample, with the checks its latest results could not evaluate",
       request: { params: IdParam },
-      responses: { 200: json(SampleSchema, "The sample"), ...errorResponses },
+      responses: { 200: json(SampleDetailSchema, "The sample"), ...errorResponses },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       const sample = isUuid(id) ? await getSample(db, id) : null;
       if (!sample) throw new NotFoundError(`sample ${id}`);
-      return c.json(asResponse(sample), 200);
+      const broken = (await brokenChecksOf(db, id)).map((b) => ({
+        check: b.name,
+        detail: b.detail,
+        lines: b.lines,
+        lastSeenAt: new Date(b.lastSeenAt).toISOString(),
+      }));
+      return c.json({ ...asResponse(sample), broken }, 200);
     },
   );
 
