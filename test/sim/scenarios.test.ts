@@ -2,7 +2,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { TableRoute } from "../../packages/core/src/index";
-import { servicePhase } from "../../packages/core/src/index";
 import { Fleet, type FleetLine } from "./fleet";
 import { logNormal, mulberry32 } from "./rng";
 import { BASE_LATENCY_MS, down, flaky, healthy, lab, phases, SIM_SAMPLES } from "./upstreams";
