@@ -97,6 +97,8 @@ export interface Health {
   fastProbeUntil: number | null;
   /** A confirming probe the shell owes this line. */
   reprobe: { at: number; sampleId: string; probeId: string } | null;
+  /** Since when live traffic has said the line is failing (consecutive suspect judgments); null: it does not. */
+  liveSuspectSince: number | null;
 }
 
 /** What the health machine needs of a probe result. */
@@ -111,10 +113,17 @@ export type HealthEvent =
   | { type: "probe"; result: HealthProbe; lineScore: number; intervalMs?: number }
   /** Time passes: cooldown end, probation steps, hold expiry. */
   | { type: "tick" }
-  | { type: "admin"; adminState: AdminState };
+  | { type: "admin"; adminState: AdminState }
+  /**
+   * A judgment of the line's live traffic (SPEC §9): `suspect` when it shows a fault; `reason` names
+   * the counts, window and routers; `probeIds` the golden probes sent to confirm it (their results
+   * arrive as probe events of their own).
+   */
+  | { type: "live"; suspect: boolean; reason: string; probeIds: string[] };
 
 export const HEALTH_REASONS = [
   "failure_evidence",
+  "live_evidence",
   "consecutive_failures",
   "cooldown_elapsed",
   "consecutive_passes",

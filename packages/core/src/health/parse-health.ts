@@ -104,6 +104,7 @@ export function parseHealth(stored: unknown): Health | null {
         )
       : [],
     fastProbeUntil: numOrNull(stored.fastProbeUntil),
+    liveSuspectSince: numOrNull(stored.liveSuspectSince),
     reprobe:
       reprobe && typeof reprobe.sampleId === "string" && typeof reprobe.probeId === "string" && numOrNull(reprobe.at) !== null
         ? { at: reprobe.at as number, sampleId: reprobe.sampleId, probeId: reprobe.probeId }

@@ -44,6 +44,11 @@ export interface HealthPolicy {
   trendWindowMs: number;
   /** How long a trend alert halves the line's probe interval. */
   fastProbeMs: number;
+  /**
+   * Live traffic that keeps saying the line is failing for this long (two router reports in a row)
+   * takes it out, even while its golden probes pass; its confirming probes that fail do at once.
+   */
+  liveConfirmMs: number;
   /** A confirming probe of the same sample this long after a first failure; null: none. */
   reprobeDelayMs: number | null;
   /** Free lines of a route together get at most this share (SPEC §6). */
@@ -75,6 +80,7 @@ export const DEFAULT_HEALTH_POLICY: Readonly<HealthPolicy> = Object.freeze({
   trendDropPoints: 20,
   trendWindowMs: 10 * MINUTE,
   fastProbeMs: 15 * MINUTE,
+  liveConfirmMs: 5_000,
   reprobeDelayMs: 5_000,
   freeShareCap: 0.2,
 });
@@ -139,6 +145,7 @@ export function checkHealthPolicy(p: HealthPolicy): string[] {
   num("trendDropPoints", 0, 100);
   num("trendWindowMs", 0, DAY);
   num("fastProbeMs", 0, DAY);
+  num("liveConfirmMs", 0, HOUR);
   if (p.reprobeDelayMs !== null) num("reprobeDelayMs", 0, HOUR);
   num("freeShareCap", 0, 1);
   return problems;

@@ -48,6 +48,7 @@ export function initialHealth(
     trend: [],
     fastProbeUntil: null,
     reprobe: null,
+    liveSuspectSince: null,
   };
 }
 
@@ -84,6 +85,7 @@ export function transition(health: Health, event: HealthEvent, policy: HealthPol
   advanceTime(d);
   if (event.type === "probe") applyProbe(d, event.result, event.lineScore, event.intervalMs ?? DEFAULT_INTERVAL_MS);
   else if (event.type === "admin") applyAdmin(d, event.adminState);
+  else if (event.type === "live") applyLive(d, event.suspect, event.reason, event.probeIds);
   settleFactor(d);
   const before = weightFactor(health);
   const after = weightFactor(d.h);
@@ -205,7 +207,7 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
       const needed = releasePasses(d.h, policy, now);
       const halfway = before.since + before.durationMs / 2;
       const returns = recentCooldowns(d.h, now) - 1;
-      const ready = d.h.evidence.failing.length === 0 && failingShare(d.h.evidence, policy) === null;
+      const ready = d.h.evidence.failing.length === 0 && failingShare(d.h.evidence, policy) === null && d.h.liveSuspectSince === null;
       if (d.h.passStreak.length >= needed && ready && (returns === 0 || now >= halfway)) {
         setService(
           d,
@@ -323,6 +325,26 @@ function enterCooldown(d: Draft, cause: Cause): void {
       detail: `${cause.detail}: cooldown ${minutes(durationMs)}`,
     },
   );
+}
+
+/**
+ * Live traffic as evidence next to the probes (SPEC §9): a line whose live answers keep failing leaves
+ * the table even while its golden probes pass; a single suspect judgment waits for the next report (or
+ * for its confirming probes, which arrive as probe events); an ordinary live error rate is never suspect.
+ */
+function applyLive(d: Draft, suspect: boolean, reason: string, probeIds: string[]): void {
+  if (!suspect) {
+    d.h.liveSuspectSince = null;
+    return;
+  }
+  const since = d.h.liveSuspectSince ?? d.now;
+  d.h.liveSuspectSince = since;
+  const op = servicePhase(d.h);
+  const held = d.now - since >= d.policy.liveConfirmMs;
+  const cause: Cause = { reason: "live_evidence", detail: reason, probeIds: [...probeIds, ...d.h.failStreak] };
+  if (op.state === "probation" || ((op.state === "healthy" || op.state === "degraded") && held)) {
+    enterCooldown(d, { ...cause, detail: `${reason}; failing for ${round1((d.now - since) / 1000)} s` });
+  }
 }
 
 function applyAdmin(d: Draft, adminState: AdminState): void {

@@ -279,6 +279,56 @@ describe("transition: a table of (health, event, now) → health", () => {
   });
 });
 
+describe("live traffic as evidence (SPEC §9)", () => {
+  const live = (suspect: boolean, reason = "live traffic: 9 empty of 40 answers (22.5%)", probeIds: string[] = []) =>
+    ({ type: "live", suspect, reason, probeIds }) as const;
+
+  it("a line whose live answers keep failing leaves the table even while its probes pass", () => {
+    const r = run(fresh(), [
+      [T0, probe(true)],
+      [T0 + 1_000, live(true, "live traffic: 9 empty of 40 answers", ["c1", "c2"])],
+      [T0 + 2_000, probe(true, { id: "c1" })],
+      [T0 + 6_000, live(true, "live traffic: 14 empty of 60 answers")],
+    ]);
+    expect(r.health.phase).toMatchObject({ state: "cooldown", since: T0 + 6_000, durationMs: 5 * MIN });
+    const change = r.effects.find((e) => e.kind === "state_change");
+    expect(change).toMatchObject({ from: "healthy", to: "cooldown", reason: "live_evidence", at: T0 + 6_000 });
+    expect(change?.kind === "state_change" && change.detail).toMatch(/14 empty of 60 answers; failing for 5 s: cooldown 5 min/);
+  });
+
+  it("one suspect judgment alone, or one followed by a clean one, moves nothing", () => {
+    const r = run(fresh(), [
+      [T0, live(true)],
+      [T0 + 5_000, live(false, "live traffic: 1% failures")],
+      [T0 + 10_000, live(true)],
+    ]);
+    expect(r.health.phase.state).toBe("healthy");
+    expect(weightFactor(r.health)).toBe(1);
+    expect(r.effects).toEqual([]);
+  });
+
+  it("in probation one suspect judgment sends the line back; in cooldown it holds off the early release", () => {
+    const { health } = inCooldown();
+    const t1 = T0 + 45_000;
+    const held = run(health, [
+      [t1 + 10_000, live(true)],
+      [t1 + 20_000, probe(true)],
+      [t1 + 30_000, probe(true)],
+      [t1 + 40_000, probe(true)],
+      [t1 + 50_000, probe(true)],
+    ]);
+    expect(held.health.phase.state).toBe("cooldown");
+    const released = run(held.health, [
+      [t1 + 60_000, live(false, "no verdict")],
+      [t1 + 70_000, probe(true)],
+    ]);
+    expect(released.health.phase.state).toBe("probation");
+    const back = transition(released.health, live(true), policy, t1 + 80_000);
+    expect(back.health.phase).toMatchObject({ state: "cooldown", durationMs: 10 * MIN });
+    expect(back.effects.find((e) => e.kind === "state_change")).toMatchObject({ from: "probation", reason: "live_evidence" });
+  });
+});
+
 describe("policy", () => {
   it("has the issue's defaults and per-route overrides", () => {
     const r = resolveHealthPolicy({ failCount: 3 }, { holdMs: 60_000 });
