@@ -15,6 +15,8 @@ interface HealthView {
   probation: { stage: number; factor: number } | null;
   holdUntil: string | null;
   consecutiveFailures: number;
+  evidence: { hard: number; content: number; hardRate: number; contentRate: Record<string, number> };
+  lengths: Record<string, { anchored: number | null; recent: number | null }>;
 }
 
 let database: { url: string; dispose(): Promise<void> };
@@ -101,7 +103,21 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
       if (view.cooldown) expect(Date.parse(view.cooldown.until), name).toBe(h.phase?.until);
       if (view.probation) expect(view.probation.stage, name).toBe(h.phase?.stage);
       expect(view.holdUntil === null ? null : Date.parse(view.holdUntil), name).toBe(h.holdUntil ?? null);
+      // The evidence and the anchored lengths are health too: what the dead process wrote is what is read.
+      const stored = row.health as {
+        evidence?: { hard: number; hardRate: number; contentRate: Record<string, number> };
+        lengths?: Record<string, { anchor: number | null; anchorN: number }>;
+      };
+      expect(view.evidence.hard, name).toBeCloseTo(stored.evidence?.hard ?? 0, 2);
+      expect(view.evidence.hardRate, name).toBeCloseTo(stored.evidence?.hardRate ?? 0, 4);
+      for (const [sample, t] of Object.entries(stored.lengths ?? {})) {
+        const anchored = t.anchor !== null && t.anchorN >= 5 ? Math.round(Math.exp(t.anchor)) : null;
+        expect(view.lengths[sample]?.anchored, `${name} ${sample}`).toBe(anchored);
+      }
     }
+    const steadyRow = healthAtDeath.find((r) => r.line_id === ids.get("steady"));
+    const steadyLengths = (steadyRow?.health as { lengths?: Record<string, { anchorN: number }> }).lengths ?? {};
+    expect(Object.values(steadyLengths).some((t) => t.anchorN >= 1)).toBe(true);
     const served = await getTable(cp, "chat");
     expect(served.body!.version).toBe(tableAtDeath.version);
     expect(weights(served.body!)).toEqual(Object.fromEntries(tableAtDeath.lines.map((l) => [l.name, l.weight])));
