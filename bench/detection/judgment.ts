@@ -1,20 +1,14 @@
-// Judgment under real noise (issue "Health judgment that holds up under real noise"): four scenarios
-// on the virtual-clock fleet, every upstream with the noise of a working real one (latency log-normal
-// σ 0.5, 1% of answers 3× slower, 0.5% HTTP 500, 0.5% timeouts, plain-text answers ±40% long), several
-// seeds, figures per line-day. Prints figures; asserts nothing.
-//   npx tsx bench/detection/judgment.ts [--seeds 10] [--only noisy,flaky,drift,wrong]
-import { computeTable, type TableRoute } from "../../packages/core/src/index";
 import type { FaultSetting } from "../../packages/lab/src/modes";
 import { Fleet, type FleetLine } from "../../test/sim/fleet";
 import { mulberry32, seedFrom } from "../../test/sim/rng";
 import { lab, REAL_NOISE, type Respond, SIM_SAMPLES } from "../../test/sim/upstreams";
+import { route, weightOf } from "./route";
 import { ThresholdCheck } from "./threshold";
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const T0 = Date.UTC(2026, 10, 29);
-const route: TableRoute = { name: "chat-default", freeShareCap: 0.2, onAllDown: "fail-open" };
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -94,19 +88,6 @@ function noisyDay(): void {
   );
   console.log(`- entries into degraded per line-day: ${f2(mean(perLineDay.map((d) => d.degraded)))}`);
   console.log(`- table versions per route-day: ${f1(versions / SEEDS)}`);
-}
-
-/** The bad line's weight for a factor, next to two paid lines at full weight. */
-function weightOf(factor: number): number {
-  const t = computeTable({
-    route,
-    members: [
-      { lineId: "paid-a", tier: "paid", baseWeight: 100, factor: 1, maxShare: null },
-      { lineId: "paid-b", tier: "paid", baseWeight: 100, factor: 1, maxShare: null },
-      { lineId: "free-a", tier: "free", baseWeight: 100, factor, maxShare: null },
-    ],
-  });
-  return t.lines.find((l) => l.lineId === "free-a")?.weight ?? 0;
 }
 
 /** 2. A free line truncating half of its answers at random: versions per hour and the share it carries. */

@@ -2,11 +2,12 @@
 // silent faults, linewatch against a plain 2-failures rule and a status-code-only health check, all
 // at the same steady-state budget (4 probes per line per 45 s). Prints figures; asserts nothing.
 //   npx tsx bench/detection/run.ts [--runs 50] [--seed 1] [--kinds truncate,stale]
-import { computeTable, DEFAULT_HEALTH_POLICY, type HealthPolicy, type TableRoute } from "../../packages/core/src/index";
+import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "../../packages/core/src/index";
 import { Fleet } from "../../test/sim/fleet";
 import { logNormal, mulberry32, seedFrom } from "../../test/sim/rng";
 import { BASE_LATENCY_MS, healthy, lab, SHIPPED, SIM_SAMPLES } from "../../test/sim/upstreams";
 import { FAULT_KINDS, type FaultKind, type FaultPlan, faultyLine, planFault } from "./faults";
+import { BAD, route, weightOf } from "./route";
 import { ThresholdCheck } from "./threshold";
 
 const MIN = 60_000;
@@ -14,8 +15,6 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const INTERVAL_MS = 45_000;
 const T0 = Date.UTC(2026, 10, 29);
-const BAD = "free-a";
-const route: TableRoute = { name: "chat-default", freeShareCap: 0.2, onAllDown: "fail-open" };
 
 const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(`--${name}`);
@@ -25,19 +24,6 @@ const RUNS = Number(arg("runs") ?? 50);
 const SEED = Number(arg("seed") ?? 1);
 const VERBOSE = process.argv.includes("--verbose");
 const KINDS = (arg("kinds")?.split(",") ?? [...FAULT_KINDS]) as FaultKind[];
-
-/** The bad line's weight in the route's table for a health factor, the other two lines healthy. */
-function weightOf(factor: number): number {
-  const t = computeTable({
-    route,
-    members: [
-      { lineId: "paid-a", tier: "paid", baseWeight: 100, factor: 1, maxShare: null },
-      { lineId: "paid-b", tier: "paid", baseWeight: 100, factor: 1, maxShare: null },
-      { lineId: BAD, tier: "free", baseWeight: 100, factor, maxShare: null },
-    ],
-  });
-  return t.lines.find((l) => l.lineId === BAD)?.weight ?? 0;
-}
 
 type Timeline = Array<{ at: number; weight: number }>;
 

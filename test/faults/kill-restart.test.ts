@@ -116,7 +116,7 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
       }
     }
     const steadyRow = healthAtDeath.find((r) => r.line_id === ids.get("steady"));
-    const steadyLengths = (steadyRow?.health as { lengths?: Record<string, { anchorN: number }> }).lengths ?? {};
+    const steadyLengths = (steadyRow?.health as { lengths?: Record<string, { anchorN: number }> } | undefined)?.lengths ?? {};
     expect(Object.values(steadyLengths).some((t) => t.anchorN >= 1)).toBe(true);
     const served = await getTable(cp, "chat");
     expect(served.body!.version).toBe(tableAtDeath.version);

@@ -107,12 +107,10 @@ export const SampleSchema = z
   .openapi("Sample");
 
 export const SampleDetailSchema = SampleSchema.extend({
-  broken: z
-    .array(z.object({ check: z.string(), detail: z.string(), lines: z.number().int(), lastSeenAt: z.string() }))
-    .openapi({
-      description:
-        "Checks of this sample its latest probe results could not evaluate (a bad regex, an expected answer against a JSON answer): the sample is broken there; never counted against a line",
-    }),
+  broken: z.array(z.object({ check: z.string(), detail: z.string(), lines: z.number().int(), lastSeenAt: z.string() })).openapi({
+    description:
+      "Checks of this sample its latest probe results could not evaluate (a bad regex, an expected answer against a JSON answer): the sample is broken there; never counted against a line",
+  }),
 }).openapi("SampleDetail");
 
 export const SampleListSchema = z.object({ samples: z.array(SampleSchema) }).openapi("SampleList");
