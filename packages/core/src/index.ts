@@ -4,3 +4,4 @@ export * from "./schedule/index";
 export * from "./scoring/index";
 export * from "./tables/index";
 export * from "./types";
+export * from "./replay/index";
