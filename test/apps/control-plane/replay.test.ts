@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { mulberry32, type ReplayReport } from "@linewatch/core";
 import { probeResults, replayTableCounts } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
@@ -6,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
+import { runCli } from "../cli/run-cli";
 
 // A recorded history: three lines on one route, probed by the real prober against the lab under a
 // manual clock, with known fault windows. Then replays of it, which must never write.
@@ -222,5 +226,31 @@ describe("policy replay over a recorded history", () => {
         JSON.stringify(body),
       ).toContain(field);
     }
+  }, 60_000);
+
+  it("linewatch replay --policy FILE prints the episodes an operator acts on, with progress on stderr", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "replay-"));
+    writeFileSync(join(dir, "stricter.yaml"), "failCount: 1\ncooldownBaseMs: 600000\n");
+    const argv = [
+      "replay",
+      "--url",
+      cp.url,
+      "--from",
+      new Date(from).toISOString(),
+      "--to",
+      new Date(to).toISOString(),
+      "--policy",
+      "stricter.yaml",
+    ];
+    const out = await runCli(argv, { cwd: dir });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/policy: cooldownBaseMs=600000 failCount=1/);
+    expect(out.stdout).toMatch(/paid-c .*earlier \(20 s\)/);
+    expect(out.stdout).toMatch(/note: Expectations are not re-checked/);
+    expect(out.stderr).toMatch(/replay: \d+\/\d+ results/);
+    writeFileSync(join(dir, "bad.yaml"), "failCount: 1\ncoolDown: 5\n");
+    const bad = await runCli([...argv.slice(0, -1), "bad.yaml"], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/policy\.coolDown/);
   }, 60_000);
 });
