@@ -205,7 +205,8 @@ export async function runReplay(
     for (let page = await next; !page.done; page = await next) {
       next = pages.next();
       opts.signal?.throwIfAborted();
-      for (const row of page.value) replay.push({ ...row, components: row.components as ReplayResult["components"] });
+      // Components are stored as the scorer wrote them (ScoreComponents).
+      for (const row of page.value as ReplayResult[]) replay.push(row);
       done += page.value.length;
       opts.onProgress?.({ done, total });
     }

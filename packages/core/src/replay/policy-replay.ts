@@ -163,8 +163,9 @@ export class PolicyReplay {
     this.results++;
     const weight = this.setup.sampleWeights.get(row.sampleId) ?? 1;
     run.window.push({ startedAt: row.startedAt, score: row.score, weight });
-    // Only memory: lineScore itself picks the window's results by start time.
-    while ((run.window[0]?.startedAt ?? now) < now - 2 * LINE_SCORE_WINDOW_MS) run.window.shift();
+    // Time only moves on, so a result that started before the window never comes back into it.
+    // lineScore itself picks the window's results; this only keeps the list short.
+    while ((run.window[0]?.startedAt ?? now) < now - LINE_SCORE_WINDOW_MS) run.window.shift();
     const score = lineScore(run.window, now);
     this.step(run, transition(run.health, probeEventOf(row, score ?? row.score), run.policy, now), now);
   }

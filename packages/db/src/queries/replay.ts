@@ -50,16 +50,19 @@ export async function* replayResultPages(
 ): AsyncGenerator<ReplayResultRow[]> {
   const pageSize = opts.pageSize ?? 20_000;
   const components = opts.withComponents ? sql`components::text` : sql`null`;
-  let after: { at: string; id: string } | null = null;
+  let after: { us: string; id: string } | null = null;
   for (;;) {
     opts.signal?.throwIfAborted();
-    const cursor: SQL = after === null ? sql`true` : sql`(started_at, id) > (${after.at}::timestamptz, ${after.id}::uuid)`;
+    // The plain bound lets the started_at index start the scan at the cursor; the row comparison breaks ties.
+    const at = after === null ? null : sql`(timestamptz 'epoch' + ${after.us}::int8 * interval '1 microsecond')`;
+    const cursor: SQL =
+      at === null || after === null ? sql`true` : sql`started_at >= ${at} and (started_at, id) > (${at}, ${after.id}::uuid)`;
     type Row = {
       id: string;
       line_id: string;
       sample_id: string;
-      at: string;
-      ms: number | string;
+      /** Microseconds since the epoch, exact (the keyset cursor needs the stored precision). */
+      us: string;
       latency_ms: number;
       score: number;
       passed: boolean;
@@ -67,8 +70,8 @@ export async function* replayResultPages(
       components: string | null;
     };
     const rows: Row[] = executeRows<Row>(
-      await db.execute(sql`select id, line_id, sample_id, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at,
-          (extract(epoch from started_at) * 1000)::float8 as ms, latency_ms, score, passed, hard_failure, ${components} as components
+      await db.execute(sql`select id, line_id, sample_id, (extract(epoch from started_at) * 1000000)::int8::text as us,
+          latency_ms, score, passed, hard_failure, ${components} as components
         from ${probeResults}
         where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
           and ${lineFilter(range.lineIds)} and ${cursor}
@@ -77,12 +80,12 @@ export async function* replayResultPages(
     );
     if (rows.length === 0) return;
     const last: Row | undefined = rows[rows.length - 1];
-    if (last) after = { at: last.at, id: last.id };
+    if (last) after = { us: last.us, id: last.id };
     yield rows.map((r) => ({
       id: r.id,
       lineId: r.line_id,
       sampleId: r.sample_id,
-      startedAt: Math.round(Number(r.ms)),
+      startedAt: Math.floor(Number(r.us) / 1000),
       latencyMs: r.latency_ms,
       score: Number(r.score),
       passed: r.passed,
@@ -135,7 +138,8 @@ export async function* replayEventPages(
   let after: { at: string; id: number } | null = null;
   for (;;) {
     opts.signal?.throwIfAborted();
-    const cursor: SQL = after === null ? sql`true` : sql`(at, id) > (${after.at}::timestamptz, ${after.id})`;
+    const cursor: SQL =
+      after === null ? sql`true` : sql`at >= ${after.at}::timestamptz and (at, id) > (${after.at}::timestamptz, ${after.id})`;
     type Row = Parameters<typeof toReplayEvent>[0] & { at_text: string };
     const rows: Row[] = executeRows<Row>(
       await db.execute(sql`select id, (extract(epoch from at) * 1000)::float8 as ms,
