@@ -253,4 +253,21 @@ describe("policy replay over a recorded history", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/policy\.coolDown/);
   }, 60_000);
+
+  it("the dashboard's replay view draws a line's actual and proposed weight and the per-route summary", async () => {
+    const q = (policy: string) =>
+      `/replay?${new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), line: "paid-c", policy })}`;
+    const res = await cp.request(q("failCount: 1"));
+    const html = await res.text();
+    expect(res.status, html.slice(0, 500)).toBe(200);
+    const paths = [...html.matchAll(/<path d="(M[^"]+)"[^>]*class="(actual|proposed)"/g)].map((m) => [m[2], m[1]]);
+    expect(paths.map((p) => p[0])).toEqual(["actual", "proposed"]);
+    // Both go to 0 (the cooldowns) and back: the step paths reach the chart's bottom edge.
+    for (const [, d] of paths) expect(d).toMatch(/V112\.0/);
+    expect(html).toMatch(/<td>chat<\/td>/);
+    expect(html).toMatch(/earlier \(20 s\)/);
+    const bad = await cp.request(q("failCount: 0"));
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/policy\.failCount/);
+  }, 60_000);
 });
