@@ -218,16 +218,16 @@ export class TimelineBuilder {
   }
 
   private closeMode(r: RouteTrack, at: number): void {
-    if (r.mode === "degraded") r.degradedMs += at - r.modeSince;
-    if (r.mode === "panic") r.panicMs += at - r.modeSince;
+    r.degradedMs += modeMs(r, "degraded", at);
+    r.panicMs += modeMs(r, "panic", at);
   }
 
+  /** The summary as of the range's end; the builder is left as it was (finish may be called again). */
   finish(): TimelineSummary {
     const span = Math.max(1, this.to - this.from);
     const routes = new Map<string, RouteSummary>();
     const meanShareOf = new Map<string, number[]>();
     for (const [name, r] of this.routes) {
-      this.closeMode(r, this.to);
       const shares: Record<string, number> = {};
       for (const [lineId, m] of r.members) {
         const share = (m.weightMs + m.weight * (this.to - m.since)) / 10_000 / span;
@@ -241,8 +241,8 @@ export class TimelineBuilder {
       routes.set(name, {
         versions: r.versions,
         versionsPerHour: { mean: r.versions / (span / HOUR), worst },
-        degradedMs: r.degradedMs,
-        panicMs: r.panicMs,
+        degradedMs: r.degradedMs + modeMs(r, "degraded", this.to),
+        panicMs: r.panicMs + modeMs(r, "panic", this.to),
         shares,
       });
     }
@@ -251,21 +251,24 @@ export class TimelineBuilder {
     const shares = new Map<string, { at: number; share: number }[]>();
     const points = new Map<string, LinePoint[]>();
     for (const [id, t] of this.lines) {
-      t.stateMs[t.state] = (t.stateMs[t.state] ?? 0) + (this.to - t.stateSince);
+      const stateMs = { ...t.stateMs, [t.state]: (t.stateMs[t.state] ?? 0) + (this.to - t.stateSince) };
       const perRoute = meanShareOf.get(id) ?? [];
       lines.set(id, {
-        cooldowns: t.cooldowns,
-        stateMs: t.stateMs,
+        cooldowns: [...t.cooldowns],
+        stateMs,
         meanShare: perRoute.length === 0 ? 0 : perRoute.reduce((a, b) => a + b, 0) / perRoute.length,
-        zeroWeight: t.zero,
+        zeroWeight: t.zero.map((z) => ({ ...z })),
       });
-      factors.set(id, t.factors);
-      shares.set(id, t.shares);
-      if (t.points) points.set(id, t.points);
+      factors.set(id, [...t.factors]);
+      shares.set(id, [...t.shares]);
+      if (t.points) points.set(id, [...t.points]);
     }
     return { lines, routes, factors, shares, points };
   }
 }
+
+/** Time spent in `mode` since the route's current mode began, up to `at`. */
+const modeMs = (r: RouteTrack, mode: TableMode, at: number): number => (r.mode === mode ? at - r.modeSince : 0);
 
 /** A line's share: its weight / 10000 averaged over its routes. */
 function shareOf(t: LineTrack): number {
