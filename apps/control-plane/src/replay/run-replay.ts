@@ -12,11 +12,10 @@ import {
   type ReplayLine,
   type ReplayPolicy,
   type ReplayReport,
-  type ReplayResult,
   type ReplayRoute,
   recordedStart,
 } from "@linewatch/core";
-import { countReplayResults, replayEventPages, replayEventsBefore, replayResultPages } from "@linewatch/db";
+import { countReplayResults, firstReplayResultAt, replayEventPages, replayEventsBefore, replayResultPages } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { ValidationError } from "../errors";
 import type { CachedLine, RegistrySnapshot } from "../registry-cache";
@@ -52,7 +51,7 @@ export function parseDuration(text: string): number | null {
 
 export const NOTES = [
   "Expectations are not re-checked: a probe's content is not stored. A proposed weights/passScore re-scores each stored result from its stored components and keeps its stored check verdicts; hard failures stay failures.",
-  "Each line starts the replay healthy at full weight at the start of the range; the actual side starts where the recorded events left it.",
+  "The range starts at its first stored probe result. Each line starts the replay healthy at full weight there; the actual side starts where the recorded events left it.",
   "Admin states (drained/disabled) are today's, for the whole range.",
   "Confirming re-probes are in the history as the live policy asked for them; a proposed reprobeDelayMs cannot add or move any.",
   "A bad episode: at least 2 failed probes of a line with fewer than 3 passes between them (stored verdicts); shareMinutes: the line's table share (mean over its routes) integrated over the episode, in minutes.",
@@ -176,11 +175,15 @@ export async function runReplay(
   req: ReplayRequest,
   opts: { signal?: AbortSignal; onProgress?: (p: ReplayProgress) => void; pageSize?: number } = {},
 ): Promise<ReplayReport> {
-  const r = resolveReplay(req, snapshot, deps.clock.now(), deps.config.retentionDays);
+  const asked = resolveReplay(req, snapshot, deps.clock.now(), deps.config.retentionDays);
   const db = deps.database.db;
+  const first = await firstReplayResultAt(db, { from: new Date(asked.from), to: new Date(asked.to), lineIds: asked.lineFilter });
+  if (first === null) throw ValidationError.field(req.since !== undefined ? "since" : "from", "no probe results in the range");
+  // The range starts at its first result: before it there is nothing to replay, and shares and
+  // times per state over an empty stretch (lines not yet registered) would only dilute both sides.
+  const r = { ...asked, from: Math.max(asked.from, first) };
   const range = { from: new Date(r.from), to: new Date(r.to), lineIds: r.lineFilter };
   const total = await countReplayResults(db, range);
-  if (total === 0) throw ValidationError.field(req.since !== undefined ? "since" : "from", "no probe results in the range");
   const keepPoints = (id: string) => id === r.timelineLine;
   const replay = new PolicyReplay({
     from: r.from,
@@ -205,8 +208,7 @@ export async function runReplay(
     for (let page = await next; !page.done; page = await next) {
       next = pages.next();
       opts.signal?.throwIfAborted();
-      // Components are stored as the scorer wrote them (ScoreComponents).
-      for (const row of page.value as ReplayResult[]) replay.push(row);
+      for (const row of page.value) replay.push(row);
       done += page.value.length;
       opts.onProgress?.({ done, total });
     }

@@ -1,21 +1,10 @@
 // Reads for a policy replay (SPEC §10): probe results and events of a time range, streamed in time
 // order by keyset pages (never the range in memory), and what stood before the range. Read only.
+import type { RecordedEvent, ReplayResult, ScoreComponents } from "@linewatch/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events, probeResults } from "../schema/index";
 import { executeRows, jsonRowsParam } from "./probe-results";
-
-export interface ReplayResultRow {
-  id: string;
-  lineId: string;
-  sampleId: string;
-  startedAt: number;
-  latencyMs: number;
-  score: number;
-  passed: boolean;
-  hardFailure: boolean;
-  components: Record<string, number> | null;
-}
 
 export interface ReplayRange {
   from: Date;
@@ -38,6 +27,16 @@ export async function countReplayResults(db: Db, range: ReplayRange): Promise<nu
   return Number(rows[0]?.n ?? 0);
 }
 
+/** When the range's first result started (ms), null when it has none. */
+export async function firstReplayResultAt(db: Db, range: ReplayRange): Promise<number | null> {
+  const rows = executeRows<{ us: string | null }>(
+    await db.execute(sql`select (extract(epoch from min(started_at)) * 1000000)::int8::text as us from ${probeResults}
+      where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz and ${lineFilter(range.lineIds)}`),
+  );
+  const us = rows[0]?.us;
+  return us === null || us === undefined ? null : Math.floor(Number(us) / 1000);
+}
+
 /**
  * The range's results in (started_at, id) order, a page at a time: each page starts after the
  * last row of the one before (keyset), so memory holds one page whatever the range. Components are
@@ -47,7 +46,7 @@ export async function* replayResultPages(
   db: Db,
   range: ReplayRange,
   opts: { pageSize?: number; withComponents?: boolean; signal?: AbortSignal } = {},
-): AsyncGenerator<ReplayResultRow[]> {
+): AsyncGenerator<ReplayResult[]> {
   const pageSize = opts.pageSize ?? 20_000;
   const components = opts.withComponents ? sql`components::text` : sql`null`;
   let after: { us: string; id: string } | null = null;
@@ -90,21 +89,14 @@ export async function* replayResultPages(
       score: Number(r.score),
       passed: r.passed,
       hardFailure: r.hard_failure,
-      components: r.components === null ? null : (JSON.parse(r.components) as Record<string, number>),
+      components: r.components === null ? null : (JSON.parse(r.components) as ScoreComponents),
     }));
     if (rows.length < pageSize) return;
   }
 }
 
-export interface ReplayEventRow {
-  id: number;
-  at: number;
-  kind: string;
-  lineId: string | null;
-  routeName: string | null;
-  reason: string;
-  data: Record<string, unknown>;
-}
+/** An event as the replay reads it, with its id (the keyset cursor's tie-break). */
+export type ReplayEventRow = RecordedEvent & { id: number };
 
 const REPLAY_KINDS = sql`kind in ('state_change', 'weight_change', 'table_published')`;
 
