@@ -6,6 +6,7 @@ import { probeResults, replayTableCounts } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { asc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runReplay } from "../../../apps/control-plane/src/replay/run-replay";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
@@ -269,5 +270,36 @@ describe("policy replay over a recorded history", () => {
     const bad = await cp.request(q("failCount: 0"));
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/policy\.failCount/);
+  }, 60_000);
+
+  it("stops between pages when its signal aborts (the API passes the request's, which a client disconnect aborts)", async () => {
+    const snapshot = await cp.engine.registry.get();
+    const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    const seen: { done: number; total: number }[] = [];
+    const ac = new AbortController();
+    const run = runReplay(cp.engine.deps, snapshot, range, {
+      pageSize: 100,
+      signal: ac.signal,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.done >= 200) ac.abort();
+      },
+    });
+    await expect(run).rejects.toThrow(/abort/i);
+    const last = seen.at(-1);
+    expect(last?.done).toBe(200);
+    expect(last?.total).toBeGreaterThan(1000);
+    // Over HTTP: a client that goes away after the first line leaves a server that answers.
+    const client = new AbortController();
+    const res = await cp.request("/v1/replay", {
+      method: "POST",
+      headers: { accept: "application/x-ndjson" },
+      json: range,
+      signal: client.signal,
+    });
+    const reader = res.body?.getReader();
+    await reader?.read();
+    client.abort();
+    expect((await cp.request("/healthz")).status).toBe(200);
   }, 60_000);
 });
