@@ -22,6 +22,8 @@ export interface TestControlPlaneOptions {
   logger?: Logger;
   testDb?: TestDatabase;
   secretKey?: string;
+  /** Seeds the prober's jitter (a test that records a history). */
+  rng?: () => number;
 }
 
 /** A real control plane on 127.0.0.1:0 over a fresh real database (PGlite or PostgreSQL). */
@@ -38,13 +40,16 @@ export async function startTestControlPlane(opts: TestControlPlaneOptions = {}):
     ...opts.env,
   });
   const database = await testDb.open();
-  const cp = await startControlPlane({
-    config,
-    database,
-    clock: opts.clock ?? { now: () => Date.now() },
-    logger: opts.logger ?? silentLogger,
-    secrets: createSecretBox(secretKey),
-  });
+  const cp = await startControlPlane(
+    {
+      config,
+      database,
+      clock: opts.clock ?? { now: () => Date.now() },
+      logger: opts.logger ?? silentLogger,
+      secrets: createSecretBox(secretKey),
+    },
+    opts.rng ? { rng: opts.rng } : {},
+  );
   const stop = async () => {
     await cp.close();
     await database.close();

@@ -56,6 +56,11 @@ export const OPTIONS = {
 
   role: { type: "string", arg: "ROLE", help: "admin, viewer or router" },
 
+  from: { type: "string", arg: "ISO-TIME", help: "replay: start of the range" },
+  to: { type: "string", arg: "ISO-TIME", help: "replay: end of the range (default now)" },
+  policy: { type: "string", arg: "FILE", help: "replay: proposed policy, YAML or JSON (a route's policy fields, weights, passScore)" },
+  timeline: { type: "string", arg: "LINE", help: "replay: list every state and weight change of this line, actual and proposed" },
+
   demo: { type: "boolean", help: "also start four simulated lines on route chat-default" },
   port: { type: "string", arg: "PORT", help: "listen port (env PORT; default 8787)" },
   host: { type: "string", arg: "HOST", help: "listen address (env HOST; default 127.0.0.1)" },

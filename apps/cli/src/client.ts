@@ -41,6 +41,42 @@ export class ApiClient {
     return this.request<T>("DELETE", path, opts);
   }
 
+  /**
+   * POST and read an NDJSON answer (`Accept: application/x-ndjson`): `onLine` sees each line but the
+   * last, which is returned. An error before the stream starts is the usual ApiFailure; an `error`
+   * line is turned into one. No overall timeout: the server answers with progress while it works.
+   */
+  async postStream<T>(path: string, body: unknown, onLine: (line: Record<string, unknown>) => void): Promise<T> {
+    const headers: Record<string, string> = { accept: "application/x-ndjson", "content-type": "application/json" };
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let res: Response;
+    try {
+      res = await fetch(`${this.baseUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body) });
+    } catch (error) {
+      throw unreachable(this.baseUrl, error, DEFAULT_TIMEOUT_MS);
+    }
+    if (!res.ok || !res.body) throw failureFrom("POST", path, res.status, await res.text().catch(() => ""));
+    const decoder = new TextDecoder();
+    let buffered = "";
+    let last: Record<string, unknown> | null = null;
+    const take = (line: string) => {
+      if (line.trim() === "") return;
+      if (last) onLine(last);
+      last = JSON.parse(line) as Record<string, unknown>;
+    };
+    for await (const chunk of res.body) {
+      buffered += decoder.decode(chunk as Uint8Array, { stream: true });
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) take(line);
+    }
+    take(buffered);
+    const final = last as Record<string, unknown> | null;
+    if (final && "error" in final) throw failureFrom("POST", path, 500, JSON.stringify(final));
+    if (!final) throw new ApiFailure(`POST ${path}: the answer ended before the result`, res.status, "bad_response");
+    return final as T;
+  }
+
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = new URL(`${this.baseUrl}${path}`);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));

@@ -4,6 +4,8 @@ import { ApiClient, DEFAULT_URL } from "./client";
 export interface Io {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Standard error is a terminal: progress may redraw one line. */
+  stderrIsTTY?: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
 }

@@ -4,6 +4,7 @@ import { run } from "./run";
 const code = await run(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  stderrIsTTY: process.stderr.isTTY === true,
   env: process.env,
   cwd: process.cwd(),
 }).catch((error: unknown) => {

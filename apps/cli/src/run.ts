@@ -4,6 +4,7 @@ import { applyCommands } from "./commands/apply";
 import { eventCommands } from "./commands/events";
 import { healthCommands } from "./commands/health";
 import { lineCommands } from "./commands/lines";
+import { replayCommands } from "./commands/replay";
 import { routeCommands } from "./commands/routes";
 import { sampleCommands } from "./commands/samples";
 import { serveCommands } from "./commands/serve";
@@ -22,6 +23,7 @@ export const COMMANDS: Command[] = [
   ...healthCommands,
   ...tableCommands,
   ...eventCommands,
+  ...replayCommands,
   ...tokenCommands,
   ...applyCommands,
 ];

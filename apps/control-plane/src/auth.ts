@@ -121,12 +121,14 @@ export function isPublicPath(path: string, metricsPublic: boolean): boolean {
 
 /**
  * Which roles may call a method+path (SPEC §7): admin everything, viewer every read (and /metrics
- * when it is not public), router only the tables. Tokens are admin's alone.
+ * when it is not public, and a replay, which only reads), router only the tables. Tokens are admin's alone.
  */
 export function allowedRoles(method: string, path: string): readonly Role[] {
   const read = method === "GET" || method === "HEAD";
   if (path === "/v1/tables" || path.startsWith("/v1/tables/")) return read ? ["admin", "viewer", "router"] : ["admin"];
   if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return ["admin"];
+  // A replay is a POST for its body, but only reads (SPEC §10).
+  if (path === "/v1/replay") return ["admin", "viewer"];
   return read ? ["admin", "viewer"] : ["admin"];
 }
 

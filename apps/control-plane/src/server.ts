@@ -16,14 +16,14 @@ export interface ControlPlane {
 }
 
 /** Compose the running control plane on given deps: used by main.ts and by tests (port 0). */
-export async function startControlPlane(deps: AppDeps): Promise<ControlPlane> {
+export async function startControlPlane(deps: AppDeps, opts: { rng?: () => number } = {}): Promise<ControlPlane> {
   const tokens = new TokenStore(deps);
   await tokens.bootstrap();
   if (deps.config.shippedSamples) {
     const names = await loadShippedSamples(deps, deps.config.probesDir);
     deps.logger.info("shipped samples loaded", { samples: names });
   }
-  const engine = new Engine(deps);
+  const engine = new Engine(deps, opts.rng);
   await engine.start();
   const scheduler = deps.config.scheduler ? startScheduler(engine) : null;
   const services: Services = {

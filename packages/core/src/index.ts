@@ -1,5 +1,6 @@
 export * from "./health/index";
 export * from "./random";
+export * from "./replay/index";
 export * from "./schedule/index";
 export * from "./scoring/index";
 export * from "./tables/index";

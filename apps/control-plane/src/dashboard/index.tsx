@@ -3,9 +3,12 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { compress } from "hono/compress";
 import type { Child } from "hono/jsx";
+import { parse as parseYaml } from "yaml";
 import { type AuthEnv, TokenStore } from "../auth";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
+import { ApiError } from "../errors";
+import { runReplay } from "../replay/run-replay";
 import { isUuid } from "../routes/common";
 import { LinePatchSchema } from "../routes/lines/schema";
 import { type ApiResult, InProcessApi } from "./api-client";
@@ -29,6 +32,7 @@ import { Layout, Notice } from "./views/layout";
 import { LinePageBody } from "./views/line-page";
 import { LoginBody, MessageBody } from "./views/login";
 import { OverviewBody, Summary } from "./views/overview";
+import { ReplayBody, type ReplayForm } from "./views/replay-page";
 
 const FORM_MAX_BYTES = 64 * 1024;
 const DEFAULT_REFRESH_MS = 5_000;
@@ -221,6 +225,43 @@ export function dashboardRoutes(deps: AppDeps, engine: Engine) {
     if (viewer instanceof Response) return viewer;
     c.header("cache-control", "no-store");
     return c.json({ fingerprint: await overview.fingerprint(), now: deps.clock.now() });
+  });
+
+  /** The replay view: a GET form, so a result can be bookmarked; runs only once the form was sent. */
+  app.get("/replay", gzip, async (c) => {
+    const fromQuery = await tokenFromQuery(c);
+    if (fromQuery) return fromQuery;
+    const viewer = await guard(c, "read");
+    if (viewer instanceof Response) return viewer;
+    const snapshot = await engine.registry.get();
+    const names = [...snapshot.lines.values()].map((l) => l.name).sort();
+    const q = (k: string) => c.req.query(k) ?? "";
+    const form: ReplayForm = { since: q("since"), from: q("from"), to: q("to"), line: q("line") || (names[0] ?? ""), policy: q("policy") };
+    const sent = c.req.query("line") !== undefined;
+    let report = null;
+    let error: string | null = null;
+    if (sent) {
+      try {
+        const policy = form.policy.trim() === "" ? undefined : (parseYaml(form.policy) as Record<string, unknown>);
+        report = await runReplay(
+          deps,
+          snapshot,
+          {
+            ...(form.since ? { since: form.since } : {}),
+            ...(form.from ? { from: form.from } : {}),
+            ...(form.to ? { to: form.to } : {}),
+            ...(policy !== undefined ? { policy } : {}),
+            ...(form.line ? { timeline: form.line } : {}),
+          },
+          { signal: c.req.raw.signal },
+        );
+      } catch (e) {
+        if (e instanceof ApiError) error = e.message;
+        else if (e instanceof Error && e.name === "YAMLParseError") error = `policy: ${e.message.split("\n")[0]}`;
+        else throw e;
+      }
+    }
+    return page(c, viewer, "replay · linewatch", <ReplayBody form={form} lines={names} report={report} error={error} />, error ? 400 : 200);
   });
 
   app.get("/lines/:id", gzip, async (c) => {

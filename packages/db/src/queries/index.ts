@@ -6,6 +6,7 @@ export * from "./lines";
 export * from "./maintenance";
 export * from "./probe-results";
 export * from "./registry-fingerprint";
+export * from "./replay";
 export * from "./routes";
 export * from "./samples";
 export * from "./schedule";

@@ -20,6 +20,8 @@ function expectedRoles(op: Operation): Role[] {
   const read = op.method === "GET";
   if (op.path.startsWith("/v1/tokens")) return ["admin"];
   if (op.path.startsWith("/v1/tables")) return read ? ["admin", "viewer", "router"] : ["admin"];
+  // A replay is a POST that only reads (SPEC §10).
+  if (op.path === "/v1/replay") return ["admin", "viewer"];
   return read ? ["admin", "viewer"] : ["admin"];
 }
 

@@ -61,6 +61,7 @@ export const Layout: FC<PageShell & { children?: Child; header?: Child }> = (p) 
         </a>
         <nav>
           <a href="/">overview</a>
+          <a href="/replay">replay</a>
           <a href="/docs">API</a>
           <a href="/metrics">metrics</a>
         </nav>

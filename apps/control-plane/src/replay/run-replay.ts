@@ -1,0 +1,245 @@
+// The shell of a policy replay (SPEC §10): resolve the request against the registry, stream the
+// range's probe results and events from the database into core's replay, build the report. Reads
+// only; a client that goes away aborts it between pages.
+import {
+  buildReport,
+  type HealthPolicy,
+  linePolicy,
+  PolicyReplay,
+  parseReplayPolicy,
+  proposedLinePolicy,
+  RecordedTimeline,
+  type ReplayLine,
+  type ReplayPolicy,
+  type ReplayReport,
+  type ReplayRoute,
+  recordedStart,
+} from "@linewatch/core";
+import { countReplayResults, firstReplayResultAt, replayEventPages, replayEventsBefore, replayResultPages } from "@linewatch/db";
+import type { AppDeps } from "../deps";
+import { ValidationError } from "../errors";
+import type { CachedLine, RegistrySnapshot } from "../registry-cache";
+
+export interface ReplayRequest {
+  /** A duration back from now, e.g. "24h", "90m", "2d"; default 24h when neither from nor since is given. */
+  since?: string;
+  from?: string;
+  to?: string;
+  /** Line names or ids; default every line (of `routes`, when given). */
+  lines?: string[];
+  routes?: string[];
+  /** Proposed overrides (a route's health-policy fields) and optional scoring (weights, passScore). */
+  policy?: Record<string, unknown> | null;
+  /** A line (name or id) whose every change of state and weight the report lists, actual and proposed. */
+  timeline?: string;
+}
+
+export interface ReplayProgress {
+  done: number;
+  total: number;
+}
+
+const DAY = 86_400_000;
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY };
+
+/** "24h" → ms; null when it is not a duration. */
+export function parseDuration(text: string): number | null {
+  const m = /^(\d+(?:\.\d+)?)\s*([smhd])$/.exec(text.trim());
+  const unit = m?.[2] ? UNITS[m[2]] : undefined;
+  return m?.[1] && unit ? Number(m[1]) * unit : null;
+}
+
+export const NOTES = [
+  "Expectations are not re-checked: a probe's content is not stored. A proposed weights/passScore re-scores each stored result from its stored components and keeps its stored check verdicts; hard failures stay failures.",
+  "The range starts at its first stored probe result. Each line starts the replay healthy at full weight there; the actual side starts where the recorded events left it.",
+  "Admin states (drained/disabled) are today's, for the whole range.",
+  "Confirming re-probes are in the history as the live policy asked for them; a proposed reprobeDelayMs cannot add or move any.",
+  "A bad episode: at least 2 failed probes of a line with fewer than 3 passes between them (stored verdicts); shareMinutes: the line's table share (mean over its routes) integrated over the episode, in minutes.",
+];
+
+interface Resolved {
+  from: number;
+  to: number;
+  replayLines: ReplayLine[];
+  replayRoutes: ReplayRoute[];
+  reportLines: ReplayLine[];
+  reportRoutes: ReplayRoute[];
+  policies: Map<string, HealthPolicy>;
+  proposed: ReplayPolicy;
+  timelineLine: string | null;
+  /** null: every line is replayed, read results without a line filter. */
+  lineFilter: string[] | null;
+}
+
+const toReplayLine = (l: CachedLine): ReplayLine => ({
+  id: l.id,
+  name: l.name,
+  tier: l.tier,
+  adminState: l.adminState,
+  maxShare: l.maxShare,
+  routes: l.routes,
+});
+
+/** Checks the request against the registry and the clock; every problem is a 400 naming its field. */
+export function resolveReplay(req: ReplayRequest, snapshot: RegistrySnapshot, now: number, retentionDays: number): Resolved {
+  let from: number;
+  let to: number;
+  if (req.since !== undefined) {
+    if (req.from !== undefined) throw ValidationError.field("since", "give since or from, not both");
+    const ms = parseDuration(req.since);
+    if (ms === null || ms <= 0) throw ValidationError.field("since", 'a duration such as "24h", "90m" or "2d"');
+    to = req.to === undefined ? now : Date.parse(req.to);
+    from = to - ms;
+  } else {
+    to = req.to === undefined ? now : Date.parse(req.to);
+    from = req.from === undefined ? to - DAY : Date.parse(req.from);
+  }
+  if (Number.isNaN(to)) throw ValidationError.field("to", "an ISO time");
+  if (Number.isNaN(from)) throw ValidationError.field("from", "an ISO time");
+  if (from >= to) throw ValidationError.field("from", "before to");
+  const retentionMs = retentionDays * DAY;
+  if (to - from > retentionMs)
+    throw ValidationError.field(req.since !== undefined ? "since" : "from", `a range of at most the retention (${retentionDays} days)`);
+  if (from < now - retentionMs)
+    throw ValidationError.field(req.since !== undefined ? "since" : "from", `within the retention (${retentionDays} days back from now)`);
+
+  const all = [...snapshot.lines.values()];
+  const byNameOrId = (key: string) => snapshot.lines.get(key) ?? all.find((l) => l.name === key);
+  const pickedLines = (req.lines ?? []).map((key, i) => {
+    const line = byNameOrId(key);
+    if (!line) throw ValidationError.field(`lines.${i}`, `no line named ${JSON.stringify(key)}`);
+    return line;
+  });
+  (req.routes ?? []).forEach((name, i) => {
+    if (!snapshot.routes.has(name)) throw ValidationError.field(`routes.${i}`, `no route named ${JSON.stringify(name)}`);
+  });
+  const picked = req.lines !== undefined || req.routes !== undefined;
+  const reportRouteNames = new Set(
+    picked ? [...(req.routes ?? []), ...pickedLines.flatMap((l) => l.routes.map((m) => m.route))] : [...snapshot.routes.keys()],
+  );
+  const inRoutes = (l: CachedLine) => l.routes.some((m) => reportRouteNames.has(m.route));
+  // A route's table needs every member, so the replay runs the whole of each route reported.
+  const replayLineSet = new Set(picked ? [...pickedLines, ...all.filter(inRoutes)] : all);
+  const reportLines = picked
+    ? [...new Set([...pickedLines, ...all.filter((l) => l.routes.some((m) => req.routes?.includes(m.route)))])]
+    : all;
+  const routeOf = (name: string): ReplayRoute => {
+    const r = snapshot.routes.get(name);
+    if (!r) throw new Error(`route ${name} vanished from the snapshot`);
+    return { name, freeShareCap: r.freeShareCap, onAllDown: r.onAllDown };
+  };
+  const replayRouteNames = new Set([...replayLineSet].flatMap((l) => l.routes.map((m) => m.route)).filter((n) => snapshot.routes.has(n)));
+
+  const parsed = parseReplayPolicy(req.policy);
+  if (!parsed.ok) throw new ValidationError(`${parsed.error[0]?.field}: ${parsed.error[0]?.message}`, parsed.error);
+  const proposed = parsed.value;
+  const policies = new Map<string, HealthPolicy>();
+  const hasOverrides = Object.keys(proposed.overrides).length > 0;
+  for (const line of replayLineSet) {
+    if (!hasOverrides) {
+      policies.set(line.id, linePolicy(line, snapshot.routes));
+      continue;
+    }
+    const p = proposedLinePolicy(line, snapshot.routes, proposed.overrides);
+    if (!p.ok)
+      throw new ValidationError(`${p.error[0]?.field}: ${p.error[0]?.message} (with line ${line.name}'s route overrides)`, p.error);
+    policies.set(line.id, p.value);
+  }
+  let timelineLine: string | null = null;
+  if (req.timeline !== undefined) {
+    const line = byNameOrId(req.timeline);
+    if (!line) throw ValidationError.field("timeline", `no line named ${JSON.stringify(req.timeline)}`);
+    timelineLine = line.id;
+  }
+  return {
+    from,
+    to,
+    replayLines: [...replayLineSet].map(toReplayLine),
+    replayRoutes: [...replayRouteNames].sort().map(routeOf),
+    reportLines: reportLines.map(toReplayLine),
+    reportRoutes: [...reportRouteNames]
+      .filter((n) => snapshot.routes.has(n))
+      .sort()
+      .map(routeOf),
+    policies,
+    proposed,
+    timelineLine,
+    lineFilter: replayLineSet.size === all.length ? null : [...replayLineSet].map((l) => l.id).sort(),
+  };
+}
+
+/** Runs a replay; throws a ValidationError for a range without results, an AbortError when `signal` aborts. */
+export async function runReplay(
+  deps: Pick<AppDeps, "database" | "clock" | "config">,
+  snapshot: RegistrySnapshot,
+  req: ReplayRequest,
+  opts: { signal?: AbortSignal; onProgress?: (p: ReplayProgress) => void; pageSize?: number } = {},
+): Promise<ReplayReport> {
+  const asked = resolveReplay(req, snapshot, deps.clock.now(), deps.config.retentionDays);
+  const db = deps.database.db;
+  const first = await firstReplayResultAt(db, { from: new Date(asked.from), to: new Date(asked.to), lineIds: asked.lineFilter });
+  if (first === null) throw ValidationError.field(req.since !== undefined ? "since" : "from", "no probe results in the range");
+  // The range starts at its first result: before it there is nothing to replay, and shares and
+  // times per state over an empty stretch (lines not yet registered) would only dilute both sides.
+  const r = { ...asked, from: Math.max(asked.from, first) };
+  const range = { from: new Date(r.from), to: new Date(r.to), lineIds: r.lineFilter };
+  const total = await countReplayResults(db, range);
+  const keepPoints = (id: string) => id === r.timelineLine;
+  const replay = new PolicyReplay({
+    from: r.from,
+    to: r.to,
+    lines: r.replayLines,
+    routes: r.replayRoutes,
+    sampleWeights: new Map([...snapshot.samples.values()].map((s) => [s.id, s.weight ?? 1])),
+    policies: r.policies,
+    scoring: r.proposed.scoring,
+    keepPoints,
+  });
+  let done = 0;
+  opts.onProgress?.({ done, total });
+  const pages = replayResultPages(db, range, {
+    withComponents: r.proposed.scoring !== null,
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
+  });
+  // The next page is read while this one is replayed.
+  let next = pages.next();
+  try {
+    for (let page = await next; !page.done; page = await next) {
+      next = pages.next();
+      opts.signal?.throwIfAborted();
+      for (const row of page.value) replay.push(row);
+      done += page.value.length;
+      opts.onProgress?.({ done, total });
+    }
+  } finally {
+    // The read ahead may fail after an abort: nobody waits for it, so it must not go unhandled.
+    await next.catch(() => {});
+    await pages.return(undefined);
+  }
+  const proposed = replay.finish();
+
+  const recorded = new RecordedTimeline(
+    r,
+    r.replayLines,
+    r.replayRoutes,
+    recordedStart(await replayEventsBefore(db, range.from), r.replayLines),
+    keepPoints,
+  );
+  for await (const page of replayEventPages(db, range, opts.signal ? { signal: opts.signal } : {})) for (const e of page) recorded.push(e);
+
+  return buildReport({
+    from: r.from,
+    to: r.to,
+    lines: r.reportLines,
+    routes: r.reportRoutes,
+    proposed,
+    actual: recorded.finish(),
+    policy: {
+      current: Object.keys(r.proposed.overrides).length === 0 && r.proposed.scoring === null,
+      overrides: Object.fromEntries(Object.entries(r.proposed.overrides).sort(([a], [b]) => (a < b ? -1 : 1))),
+      scoring: r.proposed.scoring,
+    },
+    notes: NOTES,
+  });
+}

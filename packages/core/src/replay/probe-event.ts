@@ -1,0 +1,52 @@
+// The seam between a stored probe result and the health machine: when the health event grows a
+// field, only this file changes (the rest of the replay never looks inside a HealthEvent).
+import type { HealthEvent } from "../health/index";
+import { failedChecks, type ScoreWeights, scoreFromComponents } from "../scoring/weights";
+import type { ScoreComponents } from "../types";
+
+/** What the replay reads of a stored probe result (a row of `probe_results`, times in ms). */
+export interface ReplayResult {
+  id: string;
+  lineId: string;
+  sampleId: string;
+  startedAt: number;
+  latencyMs: number;
+  score: number;
+  passed: boolean;
+  hardFailure: boolean;
+  /** Needed only to re-score; null when the caller did not read them. */
+  components: ScoreComponents | null;
+}
+
+/** A proposed scoring: component weights and pass score (SPEC §4). Null: the stored verdicts stand. */
+export interface ReplayScoring {
+  weights: ScoreWeights;
+  passScore: number;
+}
+
+/**
+ * A stored result under a proposed scoring: the score from its stored components, the verdict
+ * from that score and the stored checks. Expectations themselves cannot be re-checked: the content
+ * is not stored. A hard failure stays one (score 0).
+ */
+export function rescore(row: ReplayResult, scoring: ReplayScoring | null): ReplayResult {
+  if (scoring === null || row.hardFailure || row.components === null) return row;
+  const score = scoreFromComponents(row.components, scoring.weights);
+  return { ...row, score, passed: score >= scoring.passScore && failedChecks(row.components).length === 0 };
+}
+
+/** The health event a stored result is to the state machine; `lineScore` as the live path computes it. */
+export function probeEventOf(row: ReplayResult, lineScore: number): HealthEvent {
+  return {
+    type: "probe",
+    result: {
+      id: row.id,
+      sampleId: row.sampleId,
+      score: row.score,
+      passed: row.passed,
+      hardFailure: row.hardFailure,
+      startedAt: row.startedAt,
+    },
+    lineScore,
+  };
+}

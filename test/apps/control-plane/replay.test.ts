@@ -1,0 +1,305 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { mulberry32, type ReplayReport } from "@linewatch/core";
+import { probeResults, replayTableCounts } from "@linewatch/db";
+import { type Lab, startLab } from "@linewatch/lab";
+import { asc, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runReplay } from "../../../apps/control-plane/src/replay/run-replay";
+import { createLine, createRoute } from "../../helpers/api";
+import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
+import { ManualClock } from "../../helpers/manual-clock";
+import { runCli } from "../cli/run-cli";
+
+// A recorded history: three lines on one route, probed by the real prober against the lab under a
+// manual clock, with known fault windows. Then replays of it, which must never write.
+const MIN = 60_000;
+const STEP = 20_000;
+const SPAN = 90 * MIN;
+const INTERVAL_SEC = 60;
+/** [line, mode, from min, to min] */
+const FAULTS = [
+  ["paid-c", "errors", 15, 27],
+  ["free-b", "errors", 35, 45],
+  ["paid-c", "truncate", 60, 70],
+] as const;
+
+let cp: TestControlPlane;
+let lab: Lab;
+let from: number;
+let to: number;
+const ids = new Map<string, string>();
+
+beforeAll(async () => {
+  lab = await startLab({ lines: [{ name: "paid-a" }, { name: "paid-c" }, { name: "free-b" }] });
+  const clock = new ManualClock();
+  cp = await startTestControlPlane({ clock, rng: mulberry32(13) });
+  await createRoute(cp, "chat");
+  for (const [name, tier] of [
+    ["paid-a", "paid"],
+    ["paid-c", "paid"],
+    ["free-b", "free"],
+  ] as const) {
+    const line = await createLine(cp, {
+      name,
+      tier,
+      baseUrl: lab.baseUrl(name),
+      routes: [{ route: "chat", weight: 100 }],
+      probeIntervalSec: INTERVAL_SEC,
+    });
+    ids.set(name, line.id);
+  }
+  const start = clock.now();
+  from = start + 1;
+  for (let t = 0; t < SPAN; t += STEP) {
+    for (const [line, mode, a, b] of FAULTS) {
+      if (t === a * MIN) lab.setMode(line, mode);
+      if (t === b * MIN) lab.setMode(line, "ok");
+    }
+    clock.set(start + t);
+    await cp.engine.tick();
+    await cp.engine.prober.drain();
+  }
+  to = start + SPAN;
+}, 120_000);
+
+afterAll(async () => {
+  await cp?.stop();
+  await cp?.testDb.dispose();
+  await lab?.close();
+});
+
+async function replay(body: Record<string, unknown>): Promise<ReplayReport> {
+  const res = await cp.request("/v1/replay", {
+    method: "POST",
+    json: { from: new Date(from).toISOString(), to: new Date(to).toISOString(), ...body },
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return (await res.json()) as ReplayReport;
+}
+
+/** A timeline's points with those at the same moment merged into the last (a state and its weight change together). */
+function settle(points: ReplayReport["timelines"][number]["actual"]) {
+  const out: { at: number; state: string; factor: number }[] = [];
+  for (const p of points) {
+    const at = Date.parse(p.at);
+    if (out.at(-1)?.at === at) out.pop();
+    out.push({ at, state: p.state, factor: p.factor });
+  }
+  return out;
+}
+
+/** Finish times of a line's failed probes within [a, b) minutes of the history, in order. */
+async function failuresOf(line: string, a: number, b: number): Promise<number[]> {
+  const rows = await cp.database.db
+    .select()
+    .from(probeResults)
+    .where(eq(probeResults.lineId, ids.get(line) ?? ""))
+    .orderBy(asc(probeResults.startedAt));
+  return rows
+    .filter((r) => !r.passed && r.startedAt.getTime() >= from - 1 + a * MIN && r.startedAt.getTime() < from - 1 + b * MIN)
+    .map((r) => r.startedAt.getTime() + r.latencyMs)
+    .sort((x, y) => x - y);
+}
+
+describe("policy replay over a recorded history", () => {
+  it("with the current policy reproduces each line's recorded states and weights, each within one scheduler tick", async () => {
+    for (const name of ids.keys()) {
+      const report = await replay({ timeline: name });
+      const t = report.timelines.find((x) => x.line === name);
+      expect(t).toBeDefined();
+      const actual = settle(t?.actual ?? []);
+      const proposed = settle(t?.proposed ?? []);
+      expect(
+        proposed.map((p) => [p.state, p.factor]),
+        name,
+      ).toEqual(actual.map((p) => [p.state, p.factor]));
+      for (const [i, p] of proposed.entries())
+        expect(Math.abs(p.at - (actual[i]?.at ?? 0)), `${name} change ${i}`).toBeLessThanOrEqual(STEP);
+      // The faulty lines did go down and come back: the comparison is not of two empty timelines.
+      if (name !== "paid-a") expect(actual.some((p) => p.state === "cooldown")).toBe(true);
+    }
+  }, 60_000);
+
+  it("with the current policy publishes the recorded number of table versions, and every line carries the recorded share", async () => {
+    const report = await replay({});
+    const route = report.routes.find((r) => r.name === "chat");
+    expect(route?.proposed.versions).toBe(route?.actual.versions);
+    expect(route?.actual.versions).toBeGreaterThan(6);
+    for (const line of report.lines) {
+      expect(Math.abs(line.proposed.meanShare - line.actual.meanShare), line.name).toBeLessThan(0.01);
+      expect(line.proposed.cooldowns.length, line.name).toBe(line.actual.cooldowns.length);
+    }
+    expect(report.episodes.map((e) => e.change)).toEqual(["same", "same", "same"]);
+    expect(report.notes.join(" ")).toMatch(/not re-checked.*content is not stored/);
+  }, 60_000);
+
+  it("a stricter and a looser failCount move each episode's cooldown to the failed probe the policy waits for", async () => {
+    const strict = await replay({ policy: { failCount: 1 } });
+    const loose = await replay({ policy: { failCount: 4 } });
+    expect(strict.episodes).toHaveLength(FAULTS.length);
+    expect(loose.episodes).toHaveLength(FAULTS.length);
+    // Hand-checked rule: live (failCount 2, its confirming re-probes in the history) goes down at an
+    // episode's 2nd failed probe, failCount 1 at its 1st, failCount 4 at its 4th; a change is
+    // "earlier"/"later" when that is more than 5 s away.
+    for (const [i, [line, , a, b]] of FAULTS.entries()) {
+      const failures = await failuresOf(line, a, b + 1);
+      const [first, second, , fourth] = failures;
+      const s = strict.episodes[i];
+      const l = loose.episodes[i];
+      expect(s?.line).toBe(line);
+      expect(s?.actual.downAt).toBe(new Date(second ?? 0).toISOString());
+      expect(s?.proposed.downAt).toBe(new Date(first ?? 0).toISOString());
+      expect(s?.change).toBe((second ?? 0) - (first ?? 0) > 5_000 ? "earlier" : "same");
+      expect(l?.proposed.downAt).toBe(new Date(fourth ?? 0).toISOString());
+      expect(l?.change).toBe((fourth ?? 0) - (second ?? 0) > 5_000 ? "later" : "same");
+    }
+    // This seed's history, checked by hand against the failures above: the paid line's first two
+    // faults and the free line's fault.
+    expect(strict.episodes.map((e) => e.change)).toEqual(["earlier", "earlier", "same"]);
+    expect(loose.episodes.map((e) => e.change)).toEqual(["same", "same", "later"]);
+    expect(strict.badEpisodeShare.change).toBeLessThan(0);
+    expect(loose.badEpisodeShare.change).toBeGreaterThan(0);
+    expect(strict.summary.earlier).toBe(2);
+    expect(loose.summary.later).toBe(1);
+  }, 60_000);
+
+  it("gives byte-identical reports for the same history and policy", async () => {
+    const body = {
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      policy: { failCount: 3, weights: { latency: 40 } },
+      timeline: "paid-c",
+    };
+    const a = await (await cp.request("/v1/replay", { method: "POST", json: body })).text();
+    const b = await (await cp.request("/v1/replay", { method: "POST", json: body })).text();
+    expect(a.length).toBeGreaterThan(1000);
+    expect(b).toBe(a);
+  }, 60_000);
+
+  it("never writes: row counts and the timeline are the same after replays", async () => {
+    const before = await replayTableCounts(cp.database.db);
+    const eventsBefore = await (await cp.request("/v1/events?limit=500")).text();
+    await replay({ policy: { failCount: 1, cooldownBaseMs: 60_000 } });
+    await replay({});
+    expect(await replayTableCounts(cp.database.db)).toEqual(before);
+    expect(await (await cp.request("/v1/events?limit=500")).text()).toBe(eventsBefore);
+    expect(before.probe_results).toBeGreaterThan(1000);
+  }, 60_000);
+
+  it("streams progress and then the report as NDJSON", async () => {
+    const res = await cp.request("/v1/replay", {
+      method: "POST",
+      headers: { accept: "application/x-ndjson" },
+      json: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+    });
+    expect(res.status).toBe(200);
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).toHaveProperty("progress");
+    expect(lines.at(-1)).toHaveProperty("report");
+  }, 60_000);
+
+  it("answers bad input with a 400 naming the field", async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ policy: { failCountt: 3 } }, "policy.failCountt"],
+      [{ policy: { failCount: 0 } }, "policy.failCount"],
+      [{ policy: { degradedFloor: 90 } }, "policy.degradedFloor"],
+      [{ policy: { weights: { length: -1 } } }, "policy.weights.length"],
+      [{ policy: { passScore: 120 } }, "policy.passScore"],
+      [{ lines: ["nope"] }, "lines.0"],
+      [{ routes: ["nope"] }, "routes.0"],
+      [{ from: new Date(to + 60 * MIN).toISOString(), to: new Date(to + 120 * MIN).toISOString() }, "from"],
+      [{ from: new Date(from - 40 * 86_400_000).toISOString() }, "from"],
+      [{ from: "yesterday" }, "from"],
+      [{ since: "forever" }, "since"],
+    ];
+    for (const [body, field] of cases) {
+      const res = await cp.request("/v1/replay", { method: "POST", json: { to: new Date(to).toISOString(), ...body } });
+      const text = await res.text();
+      expect(res.status, `${JSON.stringify(body)}: ${text}`).toBe(400);
+      const e = JSON.parse(text) as { error: { details: { field?: string }[] } };
+      expect(
+        e.error.details.map((d) => d.field),
+        JSON.stringify(body),
+      ).toContain(field);
+    }
+  }, 60_000);
+
+  it("linewatch replay --policy FILE prints the episodes an operator acts on, with progress on stderr", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "replay-"));
+    writeFileSync(join(dir, "stricter.yaml"), "failCount: 1\ncooldownBaseMs: 600000\n");
+    const argv = [
+      "replay",
+      "--url",
+      cp.url,
+      "--from",
+      new Date(from).toISOString(),
+      "--to",
+      new Date(to).toISOString(),
+      "--policy",
+      "stricter.yaml",
+    ];
+    const out = await runCli(argv, { cwd: dir });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/policy: cooldownBaseMs=600000 failCount=1/);
+    expect(out.stdout).toMatch(/paid-c .*earlier \(20 s\)/);
+    expect(out.stdout).toMatch(/note: Expectations are not re-checked/);
+    expect(out.stderr).toMatch(/replay: \d+\/\d+ results/);
+    writeFileSync(join(dir, "bad.yaml"), "failCount: 1\ncoolDown: 5\n");
+    const bad = await runCli([...argv.slice(0, -1), "bad.yaml"], { cwd: dir });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/policy\.coolDown/);
+  }, 60_000);
+
+  it("the dashboard's replay view draws a line's actual and proposed weight and the per-route summary", async () => {
+    const q = (policy: string) =>
+      `/replay?${new URLSearchParams({ from: new Date(from).toISOString(), to: new Date(to).toISOString(), line: "paid-c", policy })}`;
+    const res = await cp.request(q("failCount: 1"));
+    const html = await res.text();
+    expect(res.status, html.slice(0, 500)).toBe(200);
+    const paths = [...html.matchAll(/<path d="(M[^"]+)"[^>]*class="(actual|proposed)"/g)].map((m) => [m[2], m[1]]);
+    expect(paths.map((p) => p[0])).toEqual(["actual", "proposed"]);
+    // Both go to 0 (the cooldowns) and back: the step paths reach the chart's bottom edge.
+    for (const [, d] of paths) expect(d).toMatch(/V112\.0/);
+    expect(html).toMatch(/<td>chat<\/td>/);
+    expect(html).toMatch(/earlier \(20 s\)/);
+    const bad = await cp.request(q("failCount: 0"));
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/policy\.failCount/);
+  }, 60_000);
+
+  it("stops between pages when its signal aborts (the API passes the request's, which a client disconnect aborts)", async () => {
+    const snapshot = await cp.engine.registry.get();
+    const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
+    const seen: { done: number; total: number }[] = [];
+    const ac = new AbortController();
+    const run = runReplay(cp.engine.deps, snapshot, range, {
+      pageSize: 100,
+      signal: ac.signal,
+      onProgress: (p) => {
+        seen.push(p);
+        if (p.done >= 200) ac.abort();
+      },
+    });
+    await expect(run).rejects.toThrow(/abort/i);
+    const last = seen.at(-1);
+    expect(last?.done).toBe(200);
+    expect(last?.total).toBeGreaterThan(1000);
+    // Over HTTP: a client that goes away after the first line leaves a server that answers.
+    const client = new AbortController();
+    const res = await cp.request("/v1/replay", {
+      method: "POST",
+      headers: { accept: "application/x-ndjson" },
+      json: range,
+      signal: client.signal,
+    });
+    const reader = res.body?.getReader();
+    await reader?.read();
+    client.abort();
+    expect((await cp.request("/healthz")).status).toBe(200);
+  }, 60_000);
+});
