@@ -2,6 +2,8 @@
 // range's probe results and events from the database into core's replay, build the report. Reads
 // only; a client that goes away aborts it between pages.
 import {
+  applicableSamples,
+  probeIntervalMs,
   buildReport,
   type HealthPolicy,
   linePolicy,
@@ -71,14 +73,19 @@ interface Resolved {
   lineFilter: string[] | null;
 }
 
-const toReplayLine = (l: CachedLine): ReplayLine => ({
-  id: l.id,
-  name: l.name,
-  tier: l.tier,
-  adminState: l.adminState,
-  maxShare: l.maxShare,
-  routes: l.routes,
-});
+/** A line as the replay runs it, with the probe interval the live path gives its health machine. */
+function toReplayLine(l: CachedLine, snapshot: RegistrySnapshot): ReplayLine {
+  const interval = probeIntervalMs(l, applicableSamples(l, snapshot.samples.values()).length);
+  return {
+    id: l.id,
+    name: l.name,
+    tier: l.tier,
+    adminState: l.adminState,
+    maxShare: l.maxShare,
+    routes: l.routes,
+    ...(Number.isFinite(interval) ? { intervalMs: interval } : {}),
+  };
+}
 
 /** Checks the request against the registry and the clock; every problem is a 400 naming its field. */
 export function resolveReplay(req: ReplayRequest, snapshot: RegistrySnapshot, now: number, retentionDays: number): Resolved {
@@ -154,9 +161,9 @@ export function resolveReplay(req: ReplayRequest, snapshot: RegistrySnapshot, no
   return {
     from,
     to,
-    replayLines: [...replayLineSet].map(toReplayLine),
+    replayLines: [...replayLineSet].map((l) => toReplayLine(l, snapshot)),
     replayRoutes: [...replayRouteNames].sort().map(routeOf),
-    reportLines: reportLines.map(toReplayLine),
+    reportLines: reportLines.map((l) => toReplayLine(l, snapshot)),
     reportRoutes: [...reportRouteNames]
       .filter((n) => snapshot.routes.has(n))
       .sort()

@@ -40,11 +40,12 @@ export const passWeight = (p0: number): number => Math.log((1 - p0) / (1 - FAILI
 const step = (s: number, failed: boolean, p0: number): number => Math.max(0, s + (failed ? failureWeight(p0) : -passWeight(p0)));
 
 /**
- * The thresholds: `count` failures in a row at the floor rate reach them (with a quarter of a
- * failure's weight to spare, so float dust cannot decide), `count − 1` do not.
+ * The thresholds: `count` failures in a row reach them (with a quarter of a failure's weight to
+ * spare, so float dust cannot decide), `count − 1` do not: content failures at the floor rate,
+ * hard failures at a new line's usual stray rate (the prior, 1%).
  */
 export const contentThreshold = (p: HealthPolicy): number => (p.failCount - 0.25) * failureWeight(p.rateFloor);
-export const hardThreshold = (p: HealthPolicy): number => (p.hardFailCount - 0.25) * failureWeight(p.rateFloor);
+export const hardThreshold = (p: HealthPolicy): number => (p.hardFailCount - 0.25) * failureWeight(Math.max(p.rateFloor, p.hardRatePrior));
 /** In probation one content failure at the floor rate sends a line back; a sample that often fails needs more. */
 export const probationThreshold = (p: HealthPolicy): number => 0.75 * failureWeight(p.rateFloor);
 

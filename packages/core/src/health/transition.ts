@@ -271,7 +271,7 @@ function failing(d: Draft, content: number, hard: number): Cause | null {
       probeIds,
     };
   if (worst && worst.value >= content) {
-    const rate = e.contentRate[worst.sampleId] ?? d.policy.rateFloor;
+    const rate = e.contentBase[worst.sampleId] ?? e.contentRate[worst.sampleId] ?? d.policy.rateFloor;
     return {
       reason: "failure_evidence",
       detail: `content failures of sample ${worst.sampleId}: evidence ${round1(worst.value)} ≥ ${round1(content)} at a usual rate of ${pct1(rate)}`,

@@ -167,7 +167,7 @@ export class PolicyReplay {
     // lineScore itself picks the window's results; this only keeps the list short.
     while ((run.window[0]?.startedAt ?? now) < now - LINE_SCORE_WINDOW_MS) run.window.shift();
     const score = lineScore(run.window, now);
-    this.step(run, transition(run.health, probeEventOf(row, score ?? row.score), run.policy, now), now);
+    this.step(run, transition(run.health, probeEventOf(row, score ?? row.score, run.line.intervalMs ?? null), run.policy, now), now);
   }
 
   private step(run: LineRun, next: ReturnType<typeof transition>, now: number): void {

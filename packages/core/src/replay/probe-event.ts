@@ -1,7 +1,8 @@
 // The seam between a stored probe result and the health machine: when the health event grows a
 // field, only this file changes (the rest of the replay never looks inside a HealthEvent).
 import type { HealthEvent } from "../health/index";
-import { failedChecks, type ScoreWeights, scoreFromComponents } from "../scoring/weights";
+import { FAILED_CHECK_SCORE } from "../scoring/checks";
+import { type ScoreWeights, scoreFromComponents } from "../scoring/weights";
 import type { ScoreComponents } from "../types";
 
 /** What the replay reads of a stored probe result (a row of `probe_results`, times in ms). */
@@ -16,6 +17,9 @@ export interface ReplayResult {
   hardFailure: boolean;
   /** Needed only to re-score; null when the caller did not read them. */
   components: ScoreComponents | null;
+  /** Whether one of its checks failed (stored with the result; a re-scored result keeps it). */
+  failedCheck: boolean;
+  contentLength: number;
 }
 
 /** A proposed scoring: component weights and pass score (SPEC §4). Null: the stored verdicts stand. */
@@ -31,12 +35,16 @@ export interface ReplayScoring {
  */
 export function rescore(row: ReplayResult, scoring: ReplayScoring | null): ReplayResult {
   if (scoring === null || row.hardFailure || row.components === null) return row;
-  const score = scoreFromComponents(row.components, scoring.weights);
-  return { ...row, score, passed: score >= scoring.passScore && failedChecks(row.components).length === 0 };
+  const weighted = scoreFromComponents(row.components, scoring.weights);
+  const score = row.failedCheck ? Math.min(weighted, FAILED_CHECK_SCORE) : weighted;
+  return { ...row, score, passed: score >= scoring.passScore && !row.failedCheck };
 }
 
-/** The health event a stored result is to the state machine; `lineScore` as the live path computes it. */
-export function probeEventOf(row: ReplayResult, lineScore: number): HealthEvent {
+/**
+ * The health event a stored result is to the state machine; `lineScore` as the live path computes it,
+ * `intervalMs` the line's probe interval (null: the default the machine assumes).
+ */
+export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
   return {
     type: "probe",
     result: {
@@ -46,7 +54,9 @@ export function probeEventOf(row: ReplayResult, lineScore: number): HealthEvent 
       passed: row.passed,
       hardFailure: row.hardFailure,
       startedAt: row.startedAt,
+      contentLength: row.contentLength,
     },
     lineScore,
+    ...(intervalMs === null ? {} : { intervalMs }),
   };
 }

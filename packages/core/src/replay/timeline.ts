@@ -12,6 +12,8 @@ export interface ReplayLine {
   adminState: AdminState;
   maxShare: number | null;
   routes: readonly RouteMembership[];
+  /** The line's probe interval (ms), as the live path gives it to the health machine; absent: the default. */
+  intervalMs?: number;
 }
 
 export interface ReplayRoute {

@@ -67,10 +67,13 @@ export async function* replayResultPages(
       passed: boolean;
       hard_failure: boolean;
       components: string | null;
+      failed_check: boolean;
+      content_length: number;
     };
     const rows: Row[] = executeRows<Row>(
       await db.execute(sql`select id, line_id, sample_id, (extract(epoch from started_at) * 1000000)::int8::text as us,
-          latency_ms, score, passed, hard_failure, ${components} as components
+          latency_ms, score, passed, hard_failure, ${components} as components,
+          jsonb_path_exists(checks, '$[*] ? (@.verdict == "fail")') as failed_check, content_length
         from ${probeResults}
         where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
           and ${lineFilter(range.lineIds)} and ${cursor}
@@ -90,6 +93,8 @@ export async function* replayResultPages(
       passed: r.passed,
       hardFailure: r.hard_failure,
       components: r.components === null ? null : (JSON.parse(r.components) as ScoreComponents),
+      failedCheck: r.failed_check,
+      contentLength: r.content_length,
     }));
     if (rows.length < pageSize) return;
   }

@@ -28,10 +28,13 @@ const result = (lineId: string, at: number, passed: boolean, latencyMs = 500, sa
   sampleId,
   startedAt: at,
   latencyMs,
-  score: passed ? 95 : 0,
+  // A failure is a failed content check (a cut answer): `failCount` of them in a row decide.
+  score: passed ? 95 : 40,
   passed,
-  hardFailure: !passed,
+  hardFailure: false,
   components: null,
+  failedCheck: !passed,
+  contentLength: passed ? 100 : 30,
 });
 
 function run(results: ReplayResult[], over: Partial<HealthPolicy> = {}, to = T0 + 60 * MIN) {
@@ -66,11 +69,14 @@ describe("PolicyReplay", () => {
     const b = r.summary.lines.get("b");
     // 2nd failure: minute 11, +2 s start, +0.5 s latency.
     expect(b?.cooldowns).toEqual([
-      { at: T0 + 11 * MIN + 2_500, reason: "consecutive_failures: 2 consecutive failed probes: cooldown 5 min" },
+      {
+        at: T0 + 11 * MIN + 2_500,
+        reason: "failure_evidence: content failures of sample s1: evidence 10.5 ≥ 9.2 at a usual rate of 0.5%: cooldown 5 min",
+      },
     ]);
     // Failures at minutes 12–14 double the cooldown (to 40 min), but passes at 15, 16, 17 end it at the 3rd.
     expect(b?.zeroWeight).toEqual([
-      { from: T0 + 11 * MIN + 2_500, to: T0 + 17 * MIN + 2_500, reason: expect.stringMatching(/^consecutive_failures/) },
+      { from: T0 + 11 * MIN + 2_500, to: T0 + 17 * MIN + 2_500, reason: expect.stringMatching(/^failure_evidence/) },
     ]);
     const points = r.summary.points.get("b") ?? [];
     expect(points.find((p) => p.state === "probation")?.at).toBe(T0 + 17 * MIN + 2_500);
@@ -188,6 +194,8 @@ describe("rescore and probeEventOf", () => {
     passed: true,
     hardFailure: false,
     components: { length: 1, fields: 1, freshness: 1, status: 1, latency: 0.2 },
+    failedCheck: false,
+    contentLength: 100,
   };
 
   it("re-weighs the stored components and applies the new pass score; a hard failure stays one", () => {
@@ -207,8 +215,9 @@ describe("rescore and probeEventOf", () => {
   it("maps a stored result to the health machine's probe event", () => {
     expect(probeEventOf(slow, 71.5)).toEqual({
       type: "probe",
-      result: { id: "x", sampleId: "s", score: 88, passed: true, hardFailure: false, startedAt: T0 },
+      result: { id: "x", sampleId: "s", score: 88, passed: true, hardFailure: false, startedAt: T0, contentLength: 100 },
       lineScore: 71.5,
     });
+    expect(probeEventOf(slow, 71.5, 30_000)).toMatchObject({ intervalMs: 30_000 });
   });
 });
