@@ -1,6 +1,7 @@
 export * from "./health/index";
 export * from "./random";
 export * from "./schedule/index";
+export * from "./score-tone";
 export * from "./scoring/index";
 export * from "./tables/index";
 export * from "./types";
