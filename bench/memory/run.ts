@@ -72,6 +72,13 @@ function memOf(pid: number): { rss: number; hwm: number } {
   return { rss: kb("VmRSS") / 1024, hwm: kb("VmHWM") / 1024 };
 }
 
+/** CPU seconds (user + system) the process has used: /proc/<pid>/stat fields 14 and 15, in clock ticks (100 a second on Linux). */
+function cpuOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 // ---- databases -----------------------------------------------------------------------------------
 interface BenchDb {
   env: Record<string, string>;
@@ -181,7 +188,8 @@ interface Row {
   readySec: number;
   /** VmHWM when it answered (the first start's initdb and migrations are behind it). */
   hwmReady: number;
-  at: { sec: number; rss: number; hwm: number; probes: number }[];
+  /** cpu: CPU seconds since the control plane answered. */
+  at: { sec: number; rss: number; hwm: number; probes: number; cpu: number }[];
 }
 
 async function measure(
@@ -211,10 +219,11 @@ async function measure(
         });
     }
     const t0 = performance.now();
+    const cpu0 = cpuOf(cp.pid);
     for (const sec of checkpoints) {
       const wait = t0 + sec * 1000 - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      row.at.push({ sec, ...memOf(cp.pid), probes: await probesDone(cp.url) });
+      row.at.push({ sec, ...memOf(cp.pid), probes: await probesDone(cp.url), cpu: cpuOf(cp.pid) - cpu0 });
     }
   } finally {
     await stopControlPlane(cp.proc);
@@ -275,6 +284,7 @@ const header = [
   "HWM at ready",
   ...checkpoints.flatMap((c) => [`RSS ${c} s`, `HWM ${c} s`]),
   "probes",
+  "CPU % of a core",
 ];
 out("");
 out(
@@ -286,7 +296,7 @@ out(`| ${header.join(" | ")} |`);
 out(`| ${header.map(() => "---").join(" | ")} |`);
 for (const r of rows)
   out(
-    `| ${[r.db, r.lines, r.start, r.tree, r.readySec.toFixed(1), mb(r.hwmReady), ...r.at.flatMap((a) => [mb(a.rss), mb(a.hwm)]), r.at.at(-1)?.probes ?? 0].join(" | ")} |`,
+    `| ${[r.db, r.lines, r.start, r.tree, r.readySec.toFixed(1), mb(r.hwmReady), ...r.at.flatMap((a) => [mb(a.rss), mb(a.hwm)]), r.at.at(-1)?.probes ?? 0, (((r.at.at(-1)?.cpu ?? 0) / (r.at.at(-1)?.sec ?? 1)) * 100).toFixed(1)].join(" | ")} |`,
   );
 if (args.json) writeFileSync(args.json, JSON.stringify({ loadavg: [load0, loadavg()], checkpoints, rows }, null, 2));
 process.exit(0);
