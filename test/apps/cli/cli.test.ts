@@ -291,9 +291,19 @@ describe("commands against a running control plane", () => {
     const row = (name: string) => all.split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
     expect(row("free-a")).toContain(`${red("cooldown")}  ${red((freeA?.score ?? 0).toFixed(1))}`);
     expect(row("paid-a")).toContain(`${esc}[32m${(paidA?.score ?? 0).toFixed(1)}${esc}[0m`);
-    // The columns stay aligned: the codes take no width.
+    // The columns stay aligned: the codes take no width, so every row's state, score and factor start
+    // under their headers.
+    const [header = "", ...rows] = all
+      .replaceAll(new RegExp(`${esc}\\[[0-9;]*m`, "g"), "")
+      .trimEnd()
+      .split("\n");
+    for (const [column, value] of [
+      ["STATE", /^[a-z]+ /],
+      ["SCORE", /^(\d+\.\d|-) /],
+      ["FACTOR", /^\d\.\d\d /],
+    ] as const)
+      for (const r of rows) expect(r.slice(header.indexOf(column)), `${column} in ${r}`).toMatch(value);
     const plainAll = await okRun(["health"]);
-    expect(all.replaceAll(new RegExp(`${esc}\\[[0-9;]*m`, "g"), "")).toBe(plainAll);
     expect(await okRun(["health", "free-a"], { FORCE_COLOR: "1" })).toMatch(new RegExp(`score\\s+${esc}\\[31m\\d`));
 
     // Piped (no terminal) or NO_COLOR: plain text for scripts.
