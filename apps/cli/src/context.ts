@@ -8,6 +8,8 @@ export interface Io {
   stderrIsTTY?: boolean;
   env: Record<string, string | undefined>;
   cwd: string;
+  /** stdout is a terminal (main.ts): human output may be coloured. */
+  isTTY?: boolean;
 }
 
 /** What a command gets: its options, the API client and where to write. */
@@ -21,6 +23,14 @@ export class Context {
 
   get json(): boolean {
     return this.values.json === true;
+  }
+
+  /** ANSI colours in human output: on a terminal unless NO_COLOR is set; FORCE_COLOR turns them on anywhere. */
+  get color(): boolean {
+    const { NO_COLOR, FORCE_COLOR } = this.io.env;
+    if (this.json || NO_COLOR) return false;
+    if (FORCE_COLOR && FORCE_COLOR !== "0") return true;
+    return this.io.isTTY === true;
   }
 
   get url(): string {

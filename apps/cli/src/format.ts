@@ -1,13 +1,19 @@
-// Human-readable output: aligned columns, short times, no colours (output is often piped).
+// Human-readable output: aligned columns, short times; colours only on a terminal (output is often
+// piped), for the states and scores of lines.
+import type { ScoreTone, StatusTone } from "@linewatch/core";
+
+const ESC = String.fromCharCode(27);
+const ANSI_CODES = new RegExp(`${ESC}\\[[0-9;]*m`, "g");
+const visibleLength = (s: string) => s.replace(ANSI_CODES, "").length;
 
 /** Columns padded to their widest cell; the last column is not padded. */
 export function table(headers: string[], rows: (string | number | null | undefined)[][]): string {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === null || c === undefined || c === "" ? "-" : String(c))))];
-  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => visibleLength(r[i] ?? ""))));
   return cells
     .map((r) =>
       r
-        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+        .map((c, i) => (i === r.length - 1 ? c : c + " ".repeat(Math.max(0, (widths[i] ?? 0) - visibleLength(c)))))
         .join("  ")
         .trimEnd(),
     )
@@ -39,3 +45,19 @@ export const timestamp = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 1
 export const truncate = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 
 export const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+
+/** The terminal colour of a line's tone (core lineStatus) or of its score (core scoreTone), as the dashboard shows them. */
+const COLOURS: Record<StatusTone | ScoreTone, string> = {
+  ok: "32",
+  good: "32",
+  warn: "33",
+  degraded: "33",
+  bad: "31",
+  down: "31",
+  recovering: "34",
+  off: "2",
+  none: "2",
+};
+
+export const paint = (text: string, tone: StatusTone | ScoreTone, color: boolean) =>
+  color ? `${ESC}[${COLOURS[tone]}m${text}${ESC}[0m` : text;

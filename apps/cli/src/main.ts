@@ -7,6 +7,7 @@ const code = await run(process.argv.slice(2), {
   stderrIsTTY: process.stderr.isTTY === true,
   env: process.env,
   cwd: process.cwd(),
+  isTTY: process.stdout.isTTY === true,
 }).catch((error: unknown) => {
   process.stderr.write(`linewatch: internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return 1;

@@ -15,6 +15,7 @@ import { type RouteHooks, routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
 import { favicon } from "./routes/system/favicon";
+import { systemRoutes } from "./routes/system/index";
 import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
 
@@ -41,15 +42,7 @@ export function createApp(deps: AppDeps, services: Services) {
   });
   app.notFound((c) => c.json(envelope("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
-  app.get("/readyz", async (c) => {
-    try {
-      await deps.database.ping();
-      return c.json({ status: "ready", database: "ok" });
-    } catch (error) {
-      return c.json({ ...envelope("unavailable", "database unreachable"), status: "not ready", database: String(error) }, 503);
-    }
-  });
+  systemRoutes(app, deps);
 
   app.use(
     "/v1/*",

@@ -1,4 +1,9 @@
-import { mkdirSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { setFlagsFromString } from "node:v8";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -104,9 +109,43 @@ function createPostgres(url: string, max: number): Database {
   };
 }
 
+/**
+ * PGlite's settings. PostgreSQL's default shared_buffers (128MB) lives in PGlite's WebAssembly heap,
+ * which never shrinks: a control plane on PGlite held 3–4× the memory of one on PostgreSQL. 16MB
+ * keeps the working set of a few hundred lines (the rest is read from the data files through the
+ * OS's page cache); a larger registry belongs on PostgreSQL (README, "Which database").
+ */
+export const PGLITE_SETTINGS: readonly string[] = ["shared_buffers=16MB"];
+/**
+ * PGlite's PostgreSQL is 9 MB of WebAssembly; V8's optimizing tier compiles it again in the
+ * background, which cost ~50 MB of code (and ~90 MB at its peak) for no speed a control plane's
+ * queries could tell here (bench/memory). The baseline compiler alone keeps it out. A V8 flag is
+ * the process's: it is set when the first PGlite opens (it counts for modules compiled after it),
+ * and a process on PostgreSQL never sets it.
+ */
+const WASM_FLAGS = "--liftoff-only";
+const pgliteStartParams = [...PGlite.defaultStartParams, ...PGLITE_SETTINGS.flatMap((s) => ["-c", s])];
+const initdbScript = fileURLToPath(new URL("./pglite-initdb.mjs", import.meta.url));
+
+/** A new data directory is made in a child process (pglite-initdb.mjs says why). */
+async function initPgliteDataDir(dataDir: string): Promise<void> {
+  try {
+    await promisify(execFile)(process.execPath, [WASM_FLAGS, initdbScript, dataDir, JSON.stringify(PGLITE_SETTINGS)], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    throw new Error(`could not create the PGlite database in ${dataDir}: ${stderr || (error as Error).message}`);
+  }
+}
+
 async function createPglite(dataDir: string): Promise<Database> {
-  if (dataDir !== "memory") mkdirSync(dataDir, { recursive: true });
-  const client = dataDir === "memory" ? new PGlite() : new PGlite(dataDir);
+  setFlagsFromString(WASM_FLAGS);
+  if (dataDir !== "memory") {
+    mkdirSync(dataDir, { recursive: true });
+    if (!existsSync(join(dataDir, "PG_VERSION"))) await initPgliteDataDir(dataDir);
+  }
+  const client = new PGlite(dataDir === "memory" ? undefined : dataDir, { startParams: pgliteStartParams });
   await client.waitReady;
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   let closed = false;

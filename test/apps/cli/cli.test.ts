@@ -280,6 +280,57 @@ describe("commands against a running control plane", () => {
     expect((await run(["samples", "rm", "capital"])).code).toBe(1);
   });
 
+  it("health colours a line at weight 0 by its state, not its score (on a terminal, or FORCE_COLOR)", async () => {
+    await okRun([
+      "lines",
+      "add",
+      "free-a",
+      "--tier",
+      "free",
+      "--base-url",
+      lab.baseUrl("free-a"),
+      "--model",
+      "lab-model",
+      "--route",
+      "chat=50",
+    ]);
+    // A cached answer fails the nonce check only: the probes still score high while the line cools down.
+    lab.setMode("free-a", "stale");
+    for (let i = 0; i < 2; i++) await okRun(["probe", "free-a"]);
+    const esc = String.fromCharCode(27);
+    const red = (text: string) => `${esc}[31m${text}${esc}[0m`;
+    const { lines } = await okRunJson<{ lines: { name: string; state: string; score: number; tone: string }[] }>(["health"]);
+    const freeA = lines.find((l) => l.name === "free-a");
+    expect(freeA).toMatchObject({ state: "cooldown", tone: "down" });
+    const paidA = lines.find((l) => l.name === "paid-a");
+    expect(paidA).toMatchObject({ state: "healthy", tone: "ok" });
+    expect(paidA?.score).toBeGreaterThanOrEqual(80);
+
+    const all = await okRun(["health"], { FORCE_COLOR: "1" });
+    const row = (name: string) => all.split("\n").find((l) => l.startsWith(`${name} `)) ?? "";
+    expect(row("free-a")).toContain(`${red("cooldown")}  ${red((freeA?.score ?? 0).toFixed(1))}`);
+    expect(row("paid-a")).toContain(`${esc}[32m${(paidA?.score ?? 0).toFixed(1)}${esc}[0m`);
+    // The columns stay aligned: the codes take no width, so every row's state, score and factor start
+    // under their headers.
+    const [header = "", ...rows] = all
+      .replaceAll(new RegExp(`${esc}\\[[0-9;]*m`, "g"), "")
+      .trimEnd()
+      .split("\n");
+    for (const [column, value] of [
+      ["STATE", /^[a-z]+ /],
+      ["SCORE", /^(\d+\.\d|-) /],
+      ["FACTOR", /^\d\.\d\d /],
+    ] as const)
+      for (const r of rows) expect(r.slice(header.indexOf(column)), `${column} in ${r}`).toMatch(value);
+    const plainAll = await okRun(["health"]);
+    expect(await okRun(["health", "free-a"], { FORCE_COLOR: "1" })).toMatch(new RegExp(`score\\s+${esc}\\[31m\\d`));
+
+    // Piped (no terminal) or NO_COLOR: plain text for scripts.
+    expect(plainAll).not.toContain(esc);
+    expect(await okRun(["health"], { FORCE_COLOR: "1", NO_COLOR: "1" })).not.toContain(esc);
+    lab.setMode("free-a", "ok");
+  });
+
   it("lines rm", async () => {
     expect(await okRun(["lines", "rm", "paid-b"])).toContain("deleted line paid-b");
     expect((await run(["lines", "show", "paid-b"])).code).toBe(1);

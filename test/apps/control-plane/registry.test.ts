@@ -267,6 +267,20 @@ describe("service endpoints", () => {
     expect(page).toContain('<link rel="icon" href="/favicon.svg"');
   });
 
+  it("describes the service endpoints of SPEC §3 in /openapi.json, public ones without a token", async () => {
+    const doc = (await (await cp.request("/openapi.json")).json()) as {
+      paths: Record<string, { get?: { security?: unknown[]; responses: Record<string, unknown> } }>;
+    };
+    for (const path of ["/healthz", "/readyz", "/metrics", "/openapi.json", "/docs", "/"]) {
+      const get = doc.paths[path]?.get;
+      expect(get, path).toBeDefined();
+      expect(Object.keys(get?.responses ?? {}), path).toContain("200");
+      // LINEWATCH_METRICS_PUBLIC is true here: all six answer without a token (auth.ts isPublicPath).
+      expect(get?.security, path).toEqual([]);
+    }
+    expect(Object.keys(doc.paths["/readyz"]?.get?.responses ?? {})).toContain("503");
+  });
+
   it("serves a favicon to anyone, so the docs page and the dashboard ask for nothing that 404s", async () => {
     for (const path of ["/favicon.svg", "/favicon.ico"]) {
       const res = await cp.request(path);

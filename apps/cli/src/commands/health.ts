@@ -1,6 +1,7 @@
+import { scoreTone } from "@linewatch/core";
 import { type Command, requireArg } from "../command";
 import type { Context } from "../context";
-import { ago, fields, fixed, oneLine, table, timestamp, truncate } from "../format";
+import { ago, fields, fixed, oneLine, paint, table, timestamp, truncate } from "../format";
 import { findLine } from "../resolve";
 import type { Line, LineHealth, LineList, ProbeResult } from "../types";
 
@@ -54,11 +55,15 @@ export function probeTable(results: ProbeResult[], now = Date.now()): string {
   );
 }
 
-function showHealth(h: LineHealth, now: number): string {
+/** A line's state and score in its tone: a line at weight 0 never shows a good score in green. */
+const stateText = (h: LineHealth, color: boolean) => paint(h.state, h.tone, color);
+const scoreText = (h: LineHealth, color: boolean) => paint(fixed(h.score), scoreTone(h.score, h.tone), color);
+
+function showHealth(h: LineHealth, now: number, color: boolean): string {
   const head = fields([
     ["line", h.name],
-    ["state", `${h.state}${h.state !== h.serviceState ? ` (probes say ${h.serviceState})` : ""} since ${ago(h.since, now)}`],
-    ["score", fixed(h.score)],
+    ["state", `${stateText(h, color)}${h.state !== h.serviceState ? ` (probes say ${h.serviceState})` : ""} since ${ago(h.since, now)}`],
+    ["score", scoreText(h, color)],
     ["components", components(h.components)],
     ["weightFactor", fixed(h.weightFactor, 2)],
     ["cooldown", h.cooldown ? `until ${timestamp(h.cooldown.until)} (${Math.round(h.cooldown.durationMs / 1000)} s)` : null],
@@ -98,8 +103,8 @@ async function allHealth(ctx: Context, now: number) {
           ["LINE", "STATE", "SCORE", "FACTOR", "WEIGHTS", "SINCE", "DETAIL", "LAST PROBE"],
           health.map((h) => [
             h.name,
-            h.state,
-            fixed(h.score),
+            stateText(h, ctx.color),
+            scoreText(h, ctx.color),
             fixed(h.weightFactor, 2),
             h.routes.map((r) => `${r.route}:${r.weight}`).join(","),
             ago(h.since, now),
@@ -121,7 +126,7 @@ export const healthCommands: Command[] = [
       if (ref === undefined) return allHealth(ctx, now);
       const line = await findLine(ctx.api, ref);
       const h = await ctx.api.get<LineHealth>(`/v1/lines/${line.id}/health`);
-      ctx.output(h, () => showHealth(h, now));
+      ctx.output(h, () => showHealth(h, now, ctx.color));
     },
   },
   {

@@ -12,12 +12,14 @@ export interface Operation {
   path: string;
 }
 
-/** Every operation /openapi.json describes. */
-export async function openApiOperations(cp: TestControlPlane): Promise<Operation[]> {
+/** Every operation /openapi.json describes, or (`v1Only`, the default) those of the /v1 API. */
+export async function openApiOperations(cp: TestControlPlane, { v1Only = true } = {}): Promise<Operation[]> {
   const res = await cp.request("/openapi.json");
   expect(res.status).toBe(200);
   const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
-  return Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })));
+  return Object.entries(doc.paths)
+    .filter(([path]) => !v1Only || path.startsWith("/v1/"))
+    .flatMap(([path, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), path })));
 }
 
 /** Create one token per role with the given admin token (or in open mode for the first). */

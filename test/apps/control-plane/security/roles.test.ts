@@ -116,6 +116,13 @@ describe("the route table", () => {
     expect(ops.length).toBeGreaterThanOrEqual(20);
     expect(ops.every((o) => o.path.startsWith("/v1/"))).toBe(true);
   });
+
+  it("describes no service endpoint outside the walk: each is public here, or the dashboard (its own sign-in)", async () => {
+    const service = (await openApiOperations(cp, { v1Only: false })).filter((o) => !o.path.startsWith("/v1/"));
+    expect(service.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
+      ["GET /", ...PUBLIC.filter((o) => !o.path.startsWith("/favicon")).map((o) => `${o.method} ${o.path}`)].sort(),
+    );
+  });
 });
 
 describe("once a token exists", () => {

@@ -1,4 +1,5 @@
 // Small text formatters shared by the server views and the browser script (client/dashboard.ts).
+import { type StatusTone, scoreTone } from "@linewatch/core";
 
 /** "12 s", "4 min", "3 h", "2 d": how long ago, coarse on purpose. */
 export function ago(ms: number): string {
@@ -29,7 +30,8 @@ export const percent = (f: number) => `${Math.round(f * 100)}%`;
 
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-export const scoreClass = (score: number | null) => (score === null ? "s-none" : score >= 80 ? "s-good" : score >= 60 ? "s-warn" : "s-bad");
+/** A score's CSS class: by its value while the line is healthy, else by the line's tone (core scoreTone). */
+export const scoreClass = (score: number | null, tone: StatusTone) => `s-${scoreTone(score, tone)}`;
 
 /** JSON safe inside a <script> element (no `</script>`, no HTML comment openers). */
 export const scriptJson = (value: unknown) =>

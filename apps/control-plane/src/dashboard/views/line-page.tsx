@@ -74,7 +74,7 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
       <div class="row cards" id="line-cards" data-swap="">
         <section class="panel card">
           <h2>Score</h2>
-          <div class={`big ${scoreClass(h.score)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
+          <div class={`big ${scoreClass(h.score, h.tone)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
           <div class="muted">mean of the last 10 min · weight factor {percent(h.weightFactor)}</div>
           {components ? (
             <div class="comps">

@@ -140,7 +140,16 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
                 </small>
               </td>
               <td class="num">
-                <span class={`score ${scoreClass(l.score)}`}>{l.score === null ? "–" : l.score.toFixed(1)}</span>
+                <span
+                  class={`score ${scoreClass(l.score, l.tone)}`}
+                  title={
+                    l.tone === "ok"
+                      ? undefined
+                      : `${l.state}: its probes score this, but it carries ${percent(l.weightFactor)} of its weight`
+                  }
+                >
+                  {l.score === null ? "–" : l.score.toFixed(1)}
+                </span>
               </td>
               <td>
                 <canvas class="spark" width="120" height="26" />
