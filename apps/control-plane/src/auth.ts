@@ -25,7 +25,9 @@ interface TokenCache {
   at: number;
   /** Some token exists or existed: the API is closed for good (revoking them all does not reopen it). */
   closed: boolean;
-  active: { row: TokenRow; hash: Buffer }[];
+  active: TokenRow[];
+  /** Active tokens by the hex sha256 of the token. */
+  byHash: Map<string, { row: TokenRow; hash: Buffer }>;
 }
 
 /** Tokens, cached briefly so the table endpoint does not hit the database per request. */
@@ -79,10 +81,12 @@ export class TokenStore {
         this.cache.at = now - this.ttlMs + 1_000;
         return this.cache;
       }
+      const active = rows.filter((r) => !r.revokedAt);
       this.cache = {
         at: now,
         closed: rows.length > 0,
-        active: rows.filter((r) => !r.revokedAt).map((row) => ({ row, hash: Buffer.from(row.hash, "hex") })),
+        active,
+        byHash: new Map(active.map((row) => [row.hash.toLowerCase(), { row, hash: Buffer.from(row.hash, "hex") }])),
       };
     }
     return this.cache;
@@ -94,17 +98,18 @@ export class TokenStore {
   }
 
   async activeTokens(): Promise<TokenRow[]> {
-    return (await this.load()).active.map((t) => t.row);
+    return (await this.load()).active;
   }
 
-  /** Compare against every active token in constant time, so timing tells nothing about which one is near. */
+  /**
+   * One lookup by the token's sha256, whatever the number of tokens, then a constant-time comparison
+   * (SPEC §7). The lookup's timing can only tell how the hash of a guess compares to stored hashes,
+   * which says nothing about a token (that would take inverting sha256 on 24 random bytes).
+   */
   async authenticate(token: string): Promise<TokenRow | null> {
     const candidate = hashToken(token);
-    let found: TokenRow | null = null;
-    for (const t of (await this.load()).active) {
-      if (t.hash.length === candidate.length && timingSafeEqual(t.hash, candidate)) found = t.row;
-    }
-    return found;
+    const found = (await this.load()).byHash.get(candidate.toString("hex"));
+    return found && timingSafeEqual(found.hash, candidate) ? found.row : null;
   }
 }
 
