@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
 import type { MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
@@ -15,7 +15,7 @@ export type AuthEnv = { Variables: { principal: Principal } };
 export const BOOTSTRAP_PREFIX = "bootstrap-admin";
 
 /** sha256 is enough: tokens are 24 random bytes, so there is nothing to brute-force or salt against. */
-export const hashToken = (token: string) => createHash("sha256").update(token).digest();
+export const hashToken = (token: string): Buffer => hash("sha256", token, "buffer");
 
 export function generateToken(role: Role): string {
   return `lw_${role}_${randomBytes(24).toString("base64url")}`;

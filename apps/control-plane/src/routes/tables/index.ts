@@ -2,10 +2,19 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
 import type { ServedTable } from "../../tables/publisher";
+import { validationErrorFrom } from "../../validation";
 import { createRouter, errorResponses, json } from "../common";
 import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "./schema";
 
 const tags = ["tables"];
+
+/** `?waitSec=N`, checked by TableQuery (a bad value is a 400 naming waitSec). */
+function readWaitSec(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = TableQuery.safeParse({ waitSec: raw });
+  if (!parsed.success) throw validationErrorFrom(parsed.error, "query");
+  return parsed.data.waitSec;
+}
 
 /** Whether `If-None-Match` (`"42"`, W/"42", or a list) names this version. */
 function namesVersion(header: string | undefined, served: ServedTable): boolean {
@@ -41,39 +50,39 @@ export function tableRoutes(engine: Engine) {
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/{route}",
-      tags,
-      summary: "A route's published table (ETag = version; If-None-Match → 304; ?waitSec long-poll)",
-      request: { params: TableRouteParam, query: TableQuery },
-      responses: { 200: json(TableSchema, "The table"), 304: { description: "Not modified" }, ...errorResponses },
-    }),
-    async (c) => {
-      const { route } = c.req.valid("param");
-      const { waitSec } = c.req.valid("query");
-      let snapshot = await engine.registry.get();
-      if (!snapshot.routes.has(route)) throw new NotFoundError(`route ${JSON.stringify(route)}`);
-      let served = engine.publisher.servedTable(route);
-      if (!served) {
-        await engine.publisher.recompute([route], { reason: "first request", probeIds: [] });
-        served = engine.publisher.servedTable(route);
-        if (!served) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
-      }
-      const ifNoneMatch = c.req.header("if-none-match");
-      if (waitSec && namesVersion(ifNoneMatch, served)) {
-        await engine.publisher.waitForChange(route, served.table.version, waitSec * 1000, c.req.raw.signal);
-        served = engine.publisher.servedTable(route) ?? served;
-        snapshot = await engine.registry.get();
-      }
-      const headers = { etag: served.etag, "cache-control": "no-cache" };
-      if (namesVersion(ifNoneMatch, served)) return c.body(null, 304, headers);
-      const body = c.var.principal.role === "router" ? engine.publisher.credentialedBody(served, snapshot) : served.body;
-      // The body is TableSchema's shape, serialized once per version (c.json would stringify it per request).
-      return c.body(body, 200, { ...headers, "content-type": "application/json" });
-    },
-  );
+  const getTable = createRoute({
+    method: "get",
+    path: "/{route}",
+    tags,
+    summary: "A route's published table (ETag = version; If-None-Match → 304; ?waitSec long-poll)",
+    request: { params: TableRouteParam, query: TableQuery },
+    responses: { 200: json(TableSchema, "The table"), 304: { description: "Not modified" }, ...errorResponses },
+  });
+  // Described like every route, but served without the generic validators: routers call it far more
+  // often than anything else, and its only input to check is waitSec (checked by the same schema).
+  app.openAPIRegistry.registerPath(getTable);
+  app.get("/:route", async (c) => {
+    const route = c.req.param("route");
+    const waitSec = readWaitSec(c.req.query("waitSec"));
+    let snapshot = await engine.registry.get();
+    if (!snapshot.routes.has(route)) throw new NotFoundError(`route ${JSON.stringify(route)}`);
+    let served = engine.publisher.servedTable(route);
+    if (!served) {
+      await engine.publisher.recompute([route], { reason: "first request", probeIds: [] });
+      served = engine.publisher.servedTable(route);
+      if (!served) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
+    }
+    const ifNoneMatch = c.req.header("if-none-match");
+    if (waitSec && namesVersion(ifNoneMatch, served)) {
+      await engine.publisher.waitForChange(route, served.table.version, waitSec * 1000, c.req.raw.signal);
+      served = engine.publisher.servedTable(route) ?? served;
+      snapshot = await engine.registry.get();
+    }
+    const headers = { etag: served.etag, "cache-control": "no-cache" };
+    if (namesVersion(ifNoneMatch, served)) return c.body(null, 304, headers);
+    const body = c.var.principal.role === "router" ? engine.publisher.credentialedBody(served, snapshot) : served.body;
+    return c.body(body, 200, { ...headers, "content-type": "application/json" });
+  });
 
   return app;
 }

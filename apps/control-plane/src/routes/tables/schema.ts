@@ -29,9 +29,7 @@ export const TableSchema = z
     route: z.string().min(1),
     version: z.number().int(),
     generatedAt: z.string(),
-    mode: z
-      .enum(TABLE_MODES)
-      .openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
+    mode: z.enum(TABLE_MODES).openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
     lines: z.array(TableLineSchema),
   })
   .openapi("Table") satisfies z.ZodType<RouteTable>;
@@ -49,4 +47,3 @@ export const TableQuery = z.object({
 });
 
 export const TableRouteParam = z.object({ route: z.string().openapi({ param: { name: "route", in: "path" } }) });
-
