@@ -3,9 +3,9 @@
 // the type level (checked by `npm run typecheck`, which covers test/) and on sample answers.
 import type { z } from "@hono/zod-openapi";
 import type { RouteTable, RouteTableList } from "@linewatch/core";
-import { parseTable, type RouteTable as ClientRouteTable } from "@linewatch/router-client";
+import { type RouteTable as ClientRouteTable, parseTable } from "@linewatch/router-client";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { TableListSchema, TableSchema } from "../../../apps/control-plane/src/routes/tables/schema";
+import { type TableListSchema, TableSchema } from "../../../apps/control-plane/src/routes/tables/schema";
 
 type Parsed = Extract<ReturnType<typeof parseTable>, { ok: true }>["value"];
 
@@ -18,7 +18,16 @@ describe("the table wire type", () => {
     expectTypeOf(parseTable).parameter(0).toEqualTypeOf<unknown>();
   });
 
-  const line = { id: "l1", name: "paid-a", tier: "paid", state: "healthy", weight: 10000, protocol: "openai-chat", baseUrl: "http://u/v1", model: "m" };
+  const line = {
+    id: "l1",
+    name: "paid-a",
+    tier: "paid",
+    state: "healthy",
+    weight: 10000,
+    protocol: "openai-chat",
+    baseUrl: "http://u/v1",
+    model: "m",
+  };
   const table = { route: "chat", version: 3, generatedAt: "2026-12-02T00:00:00.000Z", mode: "normal", lines: [line] };
 
   it.each([
