@@ -1,6 +1,7 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
-import type { MiddlewareHandler } from "hono";
+import type { HttpBindings } from "@hono/node-server";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";
 
@@ -9,7 +10,19 @@ export type Role = (typeof ROLES)[number];
 /** `open`: no token was ever created (embedded demo); everything but credentials is allowed. */
 export type Principal = { role: Role | "open"; tokenName: string | null };
 
-export type AuthEnv = { Variables: { principal: Principal } };
+/** Bindings: what @hono/node-server passes (absent under app.request in tests). */
+export type AuthEnv = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
+
+/**
+ * A request header. Under @hono/node-server it is read from Node's own parsed headers: asking the
+ * Fetch Request for one makes the server build a Headers object of all of them, which cost more than
+ * the rest of a table answer.
+ */
+export function requestHeader(c: Context<AuthEnv>, name: string): string | undefined {
+  const value = c.env?.incoming?.headers[name];
+  if (typeof value === "string") return value;
+  return c.env?.incoming ? value?.join(", ") : c.req.header(name);
+}
 
 /** Tokens named so are managed from LINEWATCH_ADMIN_TOKEN; the API does not hand the prefix out. */
 export const BOOTSTRAP_PREFIX = "bootstrap-admin";
@@ -147,7 +160,7 @@ export function authMiddleware(store: TokenStore): MiddlewareHandler<AuthEnv> {
       c.set("principal", { role: "open", tokenName: null });
       return next();
     }
-    const token = bearerToken(c.req.header("authorization"));
+    const token = bearerToken(requestHeader(c, "authorization"));
     if (!token && (await store.isOpen())) {
       c.set("principal", { role: "open", tokenName: null });
       return next();

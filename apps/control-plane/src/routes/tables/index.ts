@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { requestHeader } from "../../auth";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
 import type { ServedTable } from "../../tables/publisher";
@@ -72,7 +73,7 @@ export function tableRoutes(engine: Engine) {
       served = engine.publisher.servedTable(route);
       if (!served) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
     }
-    const ifNoneMatch = c.req.header("if-none-match");
+    const ifNoneMatch = requestHeader(c, "if-none-match");
     if (waitSec && namesVersion(ifNoneMatch, served)) {
       await engine.publisher.waitForChange(route, served.table.version, waitSec * 1000, c.req.raw.signal);
       served = engine.publisher.servedTable(route) ?? served;
