@@ -1,6 +1,6 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
-import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
 import type { HttpBindings } from "@hono/node-server";
+import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";

@@ -2,7 +2,7 @@ import { type Health, parseHealth } from "@linewatch/core";
 import { and, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events, lineHealth, probeResults, samples } from "../schema/index";
-import type { EventInsert } from "./events";
+import { type EventInsert, eventRowsParam } from "./events";
 import { executeRows, jsonRowsParam } from "./probe-results";
 
 /** A health row as the program reads it: `health` parsed (null when the stored record cannot be read at all). */
@@ -107,17 +107,7 @@ export async function writeHealthIfUnchanged(
       updated_at: r.updatedAt.toISOString(),
     })),
   );
-  const eventRows = jsonRowsParam(
-    eventsToRecord.map((e) => ({
-      at: e.at.toISOString(),
-      kind: e.kind,
-      line_id: e.lineId ?? null,
-      route_name: e.routeName ?? null,
-      reason: e.reason,
-      data: e.data,
-      dedupe_key: e.dedupeKey ?? null,
-    })),
-  );
+  const eventRows = eventRowsParam(eventsToRecord);
   const result = await db.execute(sql`
     with upd as (
       update ${lineHealth} as h

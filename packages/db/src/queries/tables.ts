@@ -2,7 +2,7 @@ import { type PublishedLine, type PublishedTable, parsePublishedLines, parseTabl
 import { sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events, publishedTables } from "../schema/index";
-import type { EventInsert } from "./events";
+import { type EventInsert, eventRowsParam } from "./events";
 import { executeRows, jsonRowsParam } from "./probe-results";
 
 /** A stored table as the program reads it: `table` null when its content is not in the shape this version writes. */
@@ -98,17 +98,7 @@ export async function writePublishedTables(
       lines: t.lines,
     })),
   );
-  const eventRows = jsonRowsParam(
-    eventsToRecord.map((e) => ({
-      at: e.at.toISOString(),
-      kind: e.kind,
-      line_id: e.lineId ?? null,
-      route_name: e.routeName ?? null,
-      reason: e.reason,
-      data: e.data,
-      dedupe_key: e.dedupeKey ?? null,
-    })),
-  );
+  const eventRows = eventRowsParam(eventsToRecord);
   await tx.execute(sql`
     with up as (
       insert into ${publishedTables} (route_name, version, generated_at, mode, lines)
