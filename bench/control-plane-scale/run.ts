@@ -25,8 +25,16 @@ import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { computeTable, type TableMember } from "@linewatch/core";
-import { createDb, type Database, lines as linesTable, routeLines, routes as routesTable } from "@linewatch/db";
+import { computeTable, initialHealth, type TableMember } from "@linewatch/core";
+import {
+  createDb,
+  type Database,
+  ensureLinesHealth,
+  executeRows,
+  lines as linesTable,
+  routeLines,
+  routes as routesTable,
+} from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -40,19 +48,47 @@ import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: "boolean", default: false },
-    db: { type: "string", default: "postgres" },
-    parts: { type: "string", default: "tables,longpoll,publish,replicas" },
-    json: { type: "string" },
-    waiters: { type: "string", default: "1000" },
-    "publish-lines": { type: "string", default: "10000" },
-    "publish-routes": { type: "string", default: "100" },
-    "replica-lines": { type: "string", default: "400" },
-    "max-in-flight": { type: "string", default: "32" },
-  },
-});
+const USAGE = `Usage: npx tsx bench/control-plane-scale/run.ts [options]
+
+  --parts LIST           tables,longpoll,publish,replicas (default: all four)
+  --db postgres|pglite   PostgreSQL at DATABASE_URL (default) or embedded PGlite (parts 1–3)
+  --quick                shorter windows, one round
+  --json FILE            also write the figures as JSON
+  --waiters N            long-polling routers in part 2 (default 1000, at most 5000)
+  --publish-lines N      lines in part 3 (default 10000)
+  --publish-routes N     routes in part 3 (default 100)
+  --replica-lines N      lab lines in part 4's first scenario (default 400)
+  --max-in-flight N      LINEWATCH_MAX_IN_FLIGHT in part 4's first scenario (default 32)
+  -h, --help             this text
+`;
+
+const argOptions = {
+  help: { type: "boolean", short: "h", default: false },
+  quick: { type: "boolean", default: false },
+  db: { type: "string", default: "postgres" },
+  parts: { type: "string", default: "tables,longpoll,publish,replicas" },
+  json: { type: "string" },
+  waiters: { type: "string", default: "1000" },
+  "publish-lines": { type: "string", default: "10000" },
+  "publish-routes": { type: "string", default: "100" },
+  "replica-lines": { type: "string", default: "400" },
+  "max-in-flight": { type: "string", default: "32" },
+} as const;
+
+function readArgs() {
+  try {
+    return parseArgs({ options: argOptions }).values;
+  } catch (error) {
+    // An unknown or malformed option: say which, and how to ask for the list.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+const args = readArgs();
+if (args.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
 const quick = args.quick ?? false;
 const parts = new Set((args.parts ?? "").split(","));
 const usePg = args.db !== "pglite";
@@ -466,6 +502,15 @@ async function publishAtScale() {
         }),
       );
     }
+    // Every line has a health row, as it does once the control plane has created it.
+    const ids = executeRows<{ id: string }>(await database.db.execute(sql`select id::text as id from lines`)).map((r) => r.id);
+    const at = new Date();
+    for (let start = 0; start < ids.length; start += 1000) {
+      await ensureLinesHealth(
+        database.db,
+        ids.slice(start, start + 1000).map((lineId) => ({ lineId, health: initialHealth(at.getTime()), state: "healthy", now: at })),
+      );
+    }
     const seedMs = performance.now() - t0;
     const config = loadConfig({ LOG_LEVEL: "silent", ...fresh.env });
     const deps = { config, database, clock: { now: () => Date.now() }, logger: silentLogger, secrets };
@@ -486,13 +531,20 @@ async function publishAtScale() {
     const v2 = versions();
     await database.db.execute(sql`update route_lines set weight = weight + 1`);
     registry.invalidate();
-    const changedMs = await time(() => publisher.recompute(routeNames, { reason: "bench: every weight changed", probeIds: [] }));
+    let changedReloadMs = 0;
+    const changedMs = await time(async () => {
+      changedReloadMs = await time(() => registry.get());
+      await publisher.recompute(routeNames, { reason: "bench: every weight changed", probeIds: [] });
+    });
     const v3 = versions();
+    await database.db.execute(sql`update route_lines set weight = weight + 1 where route_name = ${routeNames[0]}`);
+    let oneReloadMs = 0;
     const oneRouteMs = await time(async () => {
-      await database.db.execute(sql`update route_lines set weight = weight + 1 where route_name = ${routeNames[0]}`);
       registry.invalidate();
+      oneReloadMs = await time(() => registry.get());
       await publisher.recompute([routeNames[0]!], { reason: "bench: one route", probeIds: [] });
     });
+    const v4 = versions();
 
     // Baseline: core's computeTable alone over the same members (what a publish cannot go below).
     const snapshot = await registry.get();
@@ -527,8 +579,11 @@ async function publishAtScale() {
       unchangedRecomputeMs: unchangedMs,
       unchangedNewVersions: v2 - v1,
       changedPublishMs: changedMs,
+      changedRegistryReloadMs: changedReloadMs,
       changedNewVersions: v3 - v2,
       oneRoutePublishMs: oneRouteMs,
+      oneRouteRegistryReloadMs: oneReloadMs,
+      oneRouteNewVersions: v4 - v3,
       computeTableOnlyMs: pureMs,
       changedVsComputeOnly: round(changedMs / Math.max(pureMs, 0.01), 0),
     };
@@ -539,8 +594,12 @@ async function publishAtScale() {
       `  first publish of ${nRoutes} routes: ${r.firstPublishMs} ms (${r.firstVersions} versions; ${round(r.firstPublishMs / nRoutes, 1)} ms per route)`,
     );
     out(`  recompute, nothing changed: ${r.unchangedRecomputeMs} ms (${r.unchangedNewVersions} new versions)`);
-    out(`  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms (${r.changedNewVersions} new versions)`);
-    out(`  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms`);
+    out(
+      `  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms, of which the reload ${r.changedRegistryReloadMs} ms (${r.changedNewVersions} new versions)`,
+    );
+    out(
+      `  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms, of which the reload ${r.oneRouteRegistryReloadMs} ms (${r.oneRouteNewVersions} new versions)`,
+    );
     out(
       `  baseline, core computeTable alone for all ${nRoutes} routes: ${r.computeTableOnlyMs} ms (publish = ${r.changedVsComputeOnly}× that)`,
     );

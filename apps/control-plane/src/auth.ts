@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { HttpBindings } from "@hono/node-server";
 import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";
 
@@ -9,13 +10,25 @@ export type Role = (typeof ROLES)[number];
 /** `open`: no token was ever created (embedded demo); everything but credentials is allowed. */
 export type Principal = { role: Role | "open"; tokenName: string | null };
 
-export type AuthEnv = { Variables: { principal: Principal } };
+/** Bindings: what @hono/node-server passes (absent under app.request in tests). */
+export type AuthEnv = { Bindings: Partial<HttpBindings>; Variables: { principal: Principal } };
+
+/**
+ * A request header. Under @hono/node-server it is read from Node's own parsed headers: asking the
+ * Fetch Request for one makes the server build a Headers object of all of them, which cost more than
+ * the rest of a table answer.
+ */
+export function requestHeader(c: Context<AuthEnv>, name: string): string | undefined {
+  const value = c.env?.incoming?.headers[name];
+  if (typeof value === "string") return value;
+  return c.env?.incoming ? value?.join(", ") : c.req.header(name);
+}
 
 /** Tokens named so are managed from LINEWATCH_ADMIN_TOKEN; the API does not hand the prefix out. */
 export const BOOTSTRAP_PREFIX = "bootstrap-admin";
 
 /** sha256 is enough: tokens are 24 random bytes, so there is nothing to brute-force or salt against. */
-export const hashToken = (token: string) => createHash("sha256").update(token).digest();
+export const hashToken = (token: string): Buffer => hash("sha256", token, "buffer");
 
 export function generateToken(role: Role): string {
   return `lw_${role}_${randomBytes(24).toString("base64url")}`;
@@ -25,7 +38,9 @@ interface TokenCache {
   at: number;
   /** Some token exists or existed: the API is closed for good (revoking them all does not reopen it). */
   closed: boolean;
-  active: { row: TokenRow; hash: Buffer }[];
+  active: TokenRow[];
+  /** Active tokens by the hex sha256 of the token. */
+  byHash: Map<string, { row: TokenRow; hash: Buffer }>;
 }
 
 /** Tokens, cached briefly so the table endpoint does not hit the database per request. */
@@ -79,10 +94,12 @@ export class TokenStore {
         this.cache.at = now - this.ttlMs + 1_000;
         return this.cache;
       }
+      const active = rows.filter((r) => !r.revokedAt);
       this.cache = {
         at: now,
         closed: rows.length > 0,
-        active: rows.filter((r) => !r.revokedAt).map((row) => ({ row, hash: Buffer.from(row.hash, "hex") })),
+        active,
+        byHash: new Map(active.map((row) => [row.hash.toLowerCase(), { row, hash: Buffer.from(row.hash, "hex") }])),
       };
     }
     return this.cache;
@@ -94,17 +111,18 @@ export class TokenStore {
   }
 
   async activeTokens(): Promise<TokenRow[]> {
-    return (await this.load()).active.map((t) => t.row);
+    return (await this.load()).active;
   }
 
-  /** Compare against every active token in constant time, so timing tells nothing about which one is near. */
+  /**
+   * One lookup by the token's sha256, whatever the number of tokens, then a constant-time comparison
+   * (SPEC §7). The lookup's timing can only tell how the hash of a guess compares to stored hashes,
+   * which says nothing about a token (that would take inverting sha256 on 24 random bytes).
+   */
   async authenticate(token: string): Promise<TokenRow | null> {
     const candidate = hashToken(token);
-    let found: TokenRow | null = null;
-    for (const t of (await this.load()).active) {
-      if (t.hash.length === candidate.length && timingSafeEqual(t.hash, candidate)) found = t.row;
-    }
-    return found;
+    const found = (await this.load()).byHash.get(candidate.toString("hex"));
+    return found && timingSafeEqual(found.hash, candidate) ? found.row : null;
   }
 }
 
@@ -144,7 +162,7 @@ export function authMiddleware(store: TokenStore): MiddlewareHandler<AuthEnv> {
       c.set("principal", { role: "open", tokenName: null });
       return next();
     }
-    const token = bearerToken(c.req.header("authorization"));
+    const token = bearerToken(requestHeader(c, "authorization"));
     if (!token && (await store.isOpen())) {
       c.set("principal", { role: "open", tokenName: null });
       return next();

@@ -5,5 +5,5 @@ export { LineHealthSchema, ProbeResultSchema } from "./routes/lines/health-schem
 export { type LineCreate, LineCreateSchema, type LinePatch, LinePatchSchema, type LineResponse, LineSchema } from "./routes/lines/schema";
 export { RouteCreateSchema, RoutePatchSchema, RouteSchema } from "./routes/routes/schema";
 export { type SampleCreate, SampleCreateSchema, type SamplePatch, SamplePatchSchema, SampleSchema } from "./routes/samples/schema";
-export { type Table, TableSchema } from "./routes/tables/schema";
+export { TableSchema } from "./routes/tables/schema";
 export { type ControlPlane, startControlPlane } from "./server";

@@ -7,7 +7,7 @@
 //   scrape time, so every replica reports the same truth whichever of them ran the probe or publish.
 // Labels are names of lines, samples and routes and small fixed sets (state, outcome, mode): never
 // probe ids or content hashes.
-import { HEALTH_STATES, type Health, isFastProbing, weightFactor } from "@linewatch/core";
+import { HEALTH_STATES, type Health, isFastProbing, type PublishedLine, type PublishedTable, weightFactor } from "@linewatch/core";
 import {
   countEventsByLine,
   type Database,
@@ -17,7 +17,6 @@ import {
   listPublishedTables,
   listRouteRows,
   listSamples,
-  type PublishedTableRow,
   type StoredProbeResult,
 } from "@linewatch/db";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
@@ -46,7 +45,8 @@ export interface ScrapeState {
   samples: { id: string; name: string }[];
   routes: string[];
   health: Pick<LineHealthRow, "lineId" | "state" | "score" | "health">[];
-  tables: Pick<PublishedTableRow, "routeName" | "version" | "generatedAt" | "mode" | "lines">[];
+  /** The published tables this version can read (another shape waits for its next publish). */
+  tables: PublishedTable<PublishedLine>[];
   trendAlerts: { lineId: string; count: number }[];
 }
 
@@ -65,7 +65,7 @@ export async function readScrapeState(database: Pick<Database, "db">): Promise<S
     samples: samples.map(({ id, name }) => ({ id, name })),
     routes: routes.map((r) => r.name),
     health,
-    tables,
+    tables: tables.flatMap((t) => (t.table ? [t.table] : [])),
     trendAlerts,
   };
 }
@@ -226,7 +226,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     line.adminState !== "active" ? line.adminState : (h?.state ?? "healthy");
   const liveTables = (state: ScrapeState) => {
     const routes = new Set(state.routes);
-    return state.tables.filter((t) => routes.has(t.routeName));
+    return state.tables.filter((t) => routes.has(t.route));
   };
 
   /** A series set from the scrape's state; it has no samples when the state could not be read. */
@@ -312,12 +312,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       help: "Weight of the line in the route's published table, for every line of the route (a table's weights sum to 10000; 0 = no traffic).",
       labelNames: ["route", "line"],
       fill: (state, set) => {
-        const tables = new Map(
-          liveTables(state).map((t) => [
-            t.routeName,
-            new Map((t.lines as unknown as { lineId: string; weight: number }[]).map((l) => [l.lineId, l.weight])),
-          ]),
-        );
+        const tables = new Map(liveTables(state).map((t) => [t.route, new Map(t.lines.map((l) => [l.lineId, l.weight]))]));
         for (const l of state.lines) {
           for (const { route } of l.routes) {
             const table = tables.get(route);
@@ -332,7 +327,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       help: "Version of the route's published table; it goes up by one per publish, so changes() or increase() count publishes.",
       labelNames: ["route"],
       fill: (state, set) => {
-        for (const t of liveTables(state)) set({ route: t.routeName }, t.version);
+        for (const t of liveTables(state)) set({ route: t.route }, t.version);
       },
     },
     {
@@ -340,7 +335,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       help: "When the route's current table was published (Unix time).",
       labelNames: ["route"],
       fill: (state, set) => {
-        for (const t of liveTables(state)) set({ route: t.routeName }, t.generatedAt.getTime() / 1000);
+        for (const t of liveTables(state)) set({ route: t.route }, t.generatedAt / 1000);
       },
     },
     {
@@ -348,7 +343,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       help: "1 for the mode of the route's table, 0 for the others (normal; degraded: no paid line usable; panic: no line usable).",
       labelNames: ["route", "mode"],
       fill: (state, set) => {
-        for (const t of liveTables(state)) for (const m of TABLE_MODES) set({ route: t.routeName, mode: m }, t.mode === m ? 1 : 0);
+        for (const t of liveTables(state)) for (const m of TABLE_MODES) set({ route: t.route, mode: m }, t.mode === m ? 1 : 0);
       },
     },
   ];

@@ -4,28 +4,51 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+function parseHeaders(v: unknown, at: string): ParseResult<Record<string, string> | undefined> {
+  if (v === undefined) return { ok: true, value: undefined };
+  if (!isRecord(v)) return { ok: false, error: `${at}.headers: not an object` };
+  const headers: Record<string, string> = {};
+  for (const [k, hv] of Object.entries(v)) {
+    if (typeof hv !== "string") return { ok: false, error: `${at}.headers.${k}: not a string` };
+    headers[k] = hv;
+  }
+  return { ok: true, value: headers };
+}
+
+const TEXT_FIELDS = ["id", "name", "tier", "state", "protocol", "baseUrl", "model"] as const;
+
 function parseLine(v: unknown, at: string): ParseResult<TableLine> {
   if (!isRecord(v)) return { ok: false, error: `${at}: not an object` };
-  for (const field of ["id", "name", "tier", "state", "protocol", "baseUrl", "model"] as const) {
-    if (typeof v[field] !== "string") return { ok: false, error: `${at}.${field}: not a string` };
-  }
-  const weight = v.weight;
+  const notText = TEXT_FIELDS.find((f) => typeof v[f] !== "string");
+  if (notText) return { ok: false, error: `${at}.${notText}: not a string` };
+  const { weight, apiKey } = v;
   if (typeof weight !== "number" || !Number.isInteger(weight) || weight < 0) {
     return { ok: false, error: `${at}.weight: not a non-negative integer` };
   }
-  const apiKey = v.apiKey;
   if (apiKey !== undefined && apiKey !== null && typeof apiKey !== "string") {
     return { ok: false, error: `${at}.apiKey: not a string or null` };
   }
-  const headers = v.headers;
-  if (headers !== undefined) {
-    if (!isRecord(headers)) return { ok: false, error: `${at}.headers: not an object` };
-    for (const [k, hv] of Object.entries(headers)) {
-      if (typeof hv !== "string") return { ok: false, error: `${at}.headers.${k}: not a string` };
-    }
-  }
-  return { ok: true, value: v as unknown as TableLine };
+  const headers = parseHeaders(v.headers, at);
+  if (!headers.ok) return headers;
+  // Each text field was checked to be a string above; String() only tells the compiler.
+  const text = (f: (typeof TEXT_FIELDS)[number]) => String(v[f]);
+  const line: TableLine = {
+    id: text("id"),
+    name: text("name"),
+    tier: text("tier"),
+    state: text("state"),
+    weight,
+    protocol: text("protocol"),
+    baseUrl: text("baseUrl"),
+    model: text("model"),
+  };
+  // Credentials only where the control plane sent them (a router token): absent stays absent.
+  if (apiKey !== undefined) line.apiKey = apiKey;
+  if (headers.value !== undefined) line.headers = headers.value;
+  return { ok: true, value: line };
 }
+
+const isMode = (v: unknown): v is TableMode => TABLE_MODES.some((m) => m === v);
 
 /**
  * Checks a table from the control plane (or the cache file) before it may replace the last
@@ -33,19 +56,20 @@ function parseLine(v: unknown, at: string): ParseResult<TableLine> {
  */
 export function parseTable(v: unknown): ParseResult<RouteTable> {
   if (!isRecord(v)) return { ok: false, error: "table: not an object" };
-  if (typeof v.route !== "string" || v.route === "") return { ok: false, error: "route: not a string" };
-  if (typeof v.version !== "number" || !Number.isSafeInteger(v.version)) {
-    return { ok: false, error: "version: not an integer" };
-  }
-  if (typeof v.generatedAt !== "string") return { ok: false, error: "generatedAt: not a string" };
-  if (!TABLE_MODES.includes(v.mode as TableMode)) return { ok: false, error: "mode: not normal|degraded|panic" };
-  if (!Array.isArray(v.lines)) return { ok: false, error: "lines: not an array" };
+  const { route, version, generatedAt, mode, lines } = v;
+  if (typeof route !== "string" || route === "") return { ok: false, error: "route: not a string" };
+  if (typeof version !== "number" || !Number.isSafeInteger(version)) return { ok: false, error: "version: not an integer" };
+  if (typeof generatedAt !== "string") return { ok: false, error: "generatedAt: not a string" };
+  if (!isMode(mode)) return { ok: false, error: "mode: not normal|degraded|panic" };
+  if (!Array.isArray(lines)) return { ok: false, error: "lines: not an array" };
+  const parsed: TableLine[] = [];
   const ids = new Set<string>();
-  for (let i = 0; i < v.lines.length; i++) {
-    const line = parseLine(v.lines[i], `lines[${i}]`);
+  for (let i = 0; i < lines.length; i++) {
+    const line = parseLine(lines[i], `lines[${i}]`);
     if (!line.ok) return line;
     if (ids.has(line.value.id)) return { ok: false, error: `lines[${i}].id: duplicate` };
     ids.add(line.value.id);
+    parsed.push(line.value);
   }
-  return { ok: true, value: v as unknown as RouteTable };
+  return { ok: true, value: { route, version, generatedAt, mode, lines: parsed } };
 }

@@ -34,11 +34,11 @@ export interface TableLine {
   weight: number;
 }
 
-export interface ComputedTable {
+export interface ComputedTable<L extends TableLine = TableLine> {
   route: string;
   mode: TableMode;
   /** Lines with a weight > 0 only, in member order; weights sum to TOTAL_WEIGHT, or the list is empty. */
-  lines: TableLine[];
+  lines: L[];
 }
 
 export interface TableInput {

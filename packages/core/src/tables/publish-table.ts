@@ -1,11 +1,33 @@
-// Versioning: a new table version only when the table changed (weights, line set or mode).
-import type { ComputedTable, TableMode } from "./compute-table";
+// Versioning: a new table version only when the table changed (weights, line set, mode, or how to
+// reach a line).
+import type { ComputedTable, TableLine, TableMode } from "./compute-table";
+import type { RouteTable } from "./route-table";
 
-export interface PublishedTable extends ComputedTable {
+export interface PublishedTable<L extends TableLine = TableLine> {
+  route: string;
+  mode: TableMode;
+  lines: L[];
   /** Monotonic per route, from 1. */
   version: number;
   /** ms since epoch of the version's first publication. */
   generatedAt: number;
+}
+
+/**
+ * A line of a published table as the control plane stores it: its weight and what a router needs to
+ * reach it, without the credentials themselves (they are added per request, for router tokens only).
+ */
+export interface PublishedLine extends TableLine {
+  /** The same as lineId: the wire's name for it. */
+  id: string;
+  name: string;
+  tier: string;
+  state: string;
+  protocol: string;
+  baseUrl: string;
+  model: string;
+  /** A revision of the line's key and headers (never the values): a new key makes a new version, so routers re-pull. */
+  credentials: string;
 }
 
 export interface TablePublishedEffect {
@@ -18,17 +40,29 @@ export interface TablePublishedEffect {
   probeIds: string[];
 }
 
-/** Identity of a table's content: mode and (line, weight) pairs, whatever the line order. */
-export function tableKey(t: Pick<ComputedTable, "mode" | "lines">): string {
-  const pairs = t.lines.map((l) => `${l.lineId}=${l.weight}`).sort();
-  return `${t.mode}|${pairs.join(",")}`;
+/** What of a line makes a table different: its weight (the default), or more (see publishedLineKey). */
+export type LineKey<L extends TableLine> = (line: L) => string;
+
+const weightKey: LineKey<TableLine> = (l) => `${l.lineId}=${l.weight}`;
+
+/** A published line's identity for routers: weight and how to reach it; its shown state alone is not a new version. */
+export const publishedLineKey: LineKey<PublishedLine> = (l) =>
+  JSON.stringify([l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials]);
+
+/** Identity of a table's content: mode and its lines' keys, whatever the line order. */
+export function tableKey<L extends TableLine>(t: { mode: TableMode; lines: readonly L[] }, lineKey: LineKey<L> = weightKey): string {
+  const keys = t.lines.map(lineKey).sort();
+  return `${t.mode}|${keys.join(",")}`;
 }
 
-export const sameTable = (a: Pick<ComputedTable, "mode" | "lines">, b: Pick<ComputedTable, "mode" | "lines">): boolean =>
-  tableKey(a) === tableKey(b);
+export const sameTable = <L extends TableLine>(
+  a: { mode: TableMode; lines: readonly L[] },
+  b: { mode: TableMode; lines: readonly L[] },
+  lineKey: LineKey<L> = weightKey,
+): boolean => a.mode === b.mode && a.lines.length === b.lines.length && tableKey(a, lineKey) === tableKey(b, lineKey);
 
-export interface PublishResult {
-  table: PublishedTable;
+export interface PublishResult<L extends TableLine = TableLine> {
+  table: PublishedTable<L>;
   changed: boolean;
   effects: TablePublishedEffect[];
 }
@@ -36,6 +70,7 @@ export interface PublishResult {
 /**
  * The table to serve after `next` was computed: `previous` unchanged when the content is the same,
  * else the next version. `cause` (what moved: a health reason, "line_set", …) goes into the event.
+ * Content is the mode and each line's weight; publishTableBy takes what else of a line counts.
  */
 export function publishTable(
   previous: PublishedTable | null,
@@ -43,11 +78,33 @@ export function publishTable(
   now: number,
   cause: { reason: string; probeIds: string[] } = { reason: "recomputed", probeIds: [] },
 ): PublishResult {
-  if (previous && previous.route === next.route && sameTable(previous, next)) {
+  return publishTableBy(weightKey, previous, next, now, cause);
+}
+
+/**
+ * publishTable, with `lineKey` saying what of a line counts as content (e.g. publishedLineKey).
+ * `previous` may be a version alone, when the content stored under it cannot be read: the next
+ * version follows it.
+ */
+export function publishTableBy<L extends TableLine>(
+  lineKey: LineKey<L>,
+  previous: PublishedTable<L> | number | null,
+  next: ComputedTable<L>,
+  now: number,
+  cause: { reason: string; probeIds: string[] } = { reason: "recomputed", probeIds: [] },
+): PublishResult<L> {
+  if (typeof previous === "object" && previous?.route === next.route && sameTable(previous, next, lineKey)) {
     return { table: previous, changed: false, effects: [] };
   }
-  const version = (previous?.version ?? 0) + 1;
-  const table: PublishedTable = { route: next.route, mode: next.mode, lines: next.lines.map((l) => ({ ...l })), version, generatedAt: now };
+  const previousVersion = typeof previous === "number" ? previous : (previous?.version ?? null);
+  const version = (previousVersion ?? 0) + 1;
+  const table: PublishedTable<L> = {
+    route: next.route,
+    mode: next.mode,
+    lines: next.lines.map((l) => ({ ...l })),
+    version,
+    generatedAt: now,
+  };
   return {
     table,
     changed: true,
@@ -56,11 +113,31 @@ export function publishTable(
         kind: "table_published",
         route: next.route,
         version,
-        previousVersion: previous?.version ?? null,
+        previousVersion,
         mode: next.mode,
         reason: cause.reason,
         probeIds: [...cause.probeIds],
       },
     ],
+  };
+}
+
+/** The wire form of a published table, without credentials (SPEC §3). */
+export function toRouteTable(t: PublishedTable<PublishedLine>): RouteTable {
+  return {
+    route: t.route,
+    version: t.version,
+    generatedAt: new Date(t.generatedAt).toISOString(),
+    mode: t.mode,
+    lines: t.lines.map(({ id, name, tier, state, weight, protocol, baseUrl, model }) => ({
+      id,
+      name,
+      tier,
+      state,
+      weight,
+      protocol,
+      baseUrl,
+      model,
+    })),
   };
 }

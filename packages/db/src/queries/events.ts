@@ -1,9 +1,25 @@
 import { and, desc, eq, gt, gte, isNotNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events } from "../schema/index";
+import { jsonRowsParam } from "./probe-results";
 
 export type EventRow = typeof events.$inferSelect;
 export type EventInsert = Omit<typeof events.$inferInsert, "id">;
+
+/** Events as one JSON parameter, for `jsonb_to_recordset(...) as e(at timestamptz, kind text, line_id uuid, route_name text, reason text, data jsonb, dedupe_key text)`. */
+export function eventRowsParam(rows: readonly EventInsert[]): string {
+  return jsonRowsParam(
+    rows.map((e) => ({
+      at: e.at.toISOString(),
+      kind: e.kind,
+      line_id: e.lineId ?? null,
+      route_name: e.routeName ?? null,
+      reason: e.reason,
+      data: e.data,
+      dedupe_key: e.dedupeKey ?? null,
+    })),
+  );
+}
 
 /** Record events; one whose dedupe key exists already is skipped (replays after a restart record nothing twice). */
 export async function insertEvents(db: Db, rows: EventInsert[]): Promise<void> {

@@ -1,3 +1,4 @@
+import type { PublishedLine } from "@linewatch/core";
 import { sql } from "drizzle-orm";
 import { bigint, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 
@@ -10,6 +11,6 @@ export const publishedTables = pgTable("published_tables", {
   version: bigint("version", { mode: "number" }).notNull(),
   generatedAt: timestamp("generated_at", { withTimezone: true, mode: "date" }).notNull(),
   mode: text("mode").notNull(),
-  /** [{lineId, weight}] as core computed them. */
-  lines: jsonb("lines").$type<{ lineId: string; weight: number }[]>().notNull().default(sql`'[]'::jsonb`),
+  /** What this version writes; a row from another version of linewatch is checked by parsePublishedLines when read. */
+  lines: jsonb("lines").$type<PublishedLine[]>().notNull().default(sql`'[]'::jsonb`),
 });

@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import {
   apportion,
   computeTable,
+  type PublishedLine,
+  parsePublishedLines,
+  publishedLineKey,
   publishTable,
+  publishTableBy,
   routeWarnings,
   sameTable,
   type TableMember,
@@ -177,6 +181,74 @@ describe("publishTable", () => {
     const panic = computeTable({ route, members: [paid("a", { factor: 0 })] });
     expect(normal.lines).toEqual(panic.lines);
     expect(sameTable(normal, panic)).toBe(false);
+  });
+});
+
+describe("publishTableBy with publishedLineKey", () => {
+  const line = (over: Partial<PublishedLine> = {}): PublishedLine => ({
+    lineId: "a",
+    id: "a",
+    weight: 10000,
+    name: "paid-a",
+    tier: "paid",
+    state: "healthy",
+    protocol: "openai-chat",
+    baseUrl: "http://u/v1",
+    model: "m",
+    credentials: "rev1",
+    ...over,
+  });
+  const next = (l: PublishedLine) => ({ route: "chat", mode: "normal" as const, lines: [l] });
+  const first = publishTableBy(publishedLineKey, null, next(line()), 1000).table;
+
+  it.each([
+    ["a new base URL", { baseUrl: "http://v/v1" }],
+    ["a new key (its revision)", { credentials: "rev2" }],
+    ["a new model", { model: "m2" }],
+  ])("%s is a new version, so routers pull it", (_, over) => {
+    expect(publishTableBy(publishedLineKey, first, next(line(over)), 2000)).toMatchObject({ changed: true, table: { version: 2 } });
+  });
+  it("a state shown differently at the same weight is not", () => {
+    expect(publishTableBy(publishedLineKey, first, next(line({ state: "degraded" })), 2000)).toMatchObject({
+      changed: false,
+      table: first,
+    });
+  });
+  it("after a stored version it cannot read, the next version follows it", () => {
+    const r = publishTableBy(publishedLineKey, 7, next(line()), 2000);
+    expect(r.table.version).toBe(8);
+    expect(r.effects[0]).toMatchObject({ version: 8, previousVersion: 7 });
+  });
+});
+
+describe("parsePublishedLines", () => {
+  const stored = {
+    lineId: "a",
+    id: "a",
+    weight: 10000,
+    name: "n",
+    tier: "paid",
+    state: "healthy",
+    protocol: "openai-chat",
+    baseUrl: "u",
+    model: "m",
+    credentials: "r",
+  };
+  it("reads what the publisher stores", () => {
+    expect(parsePublishedLines([stored])).toEqual([stored]);
+  });
+  it("reads a line stored without lineId by its id", () => {
+    const { lineId: _, ...withoutLineId } = stored;
+    expect(parsePublishedLines([withoutLineId])).toEqual([stored]);
+  });
+  it.each([
+    ["not a list", { lines: [] }],
+    ["a line without a name", [{ ...stored, name: undefined }]],
+    ["a fractional weight", [{ ...stored, weight: 0.5 }]],
+    ["a weight over 10000", [{ ...stored, weight: 10001 }]],
+    ["another shape", [{ line: "x" }]],
+  ])("refuses %s", (_, value) => {
+    expect(parsePublishedLines(value)).toBeNull();
   });
 });
 

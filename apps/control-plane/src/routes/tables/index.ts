@@ -1,35 +1,36 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import type { AuthEnv } from "../../auth";
+import { requestHeader } from "../../auth";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
-import type { TableView } from "../../tables/publisher";
+import type { ServedTable } from "../../tables/publisher";
+import { validationErrorFrom } from "../../validation";
 import { createRouter, errorResponses, json } from "../common";
 import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "./schema";
 
 const tags = ["tables"];
 
-/** `If-None-Match: "42"` (or W/"42", or a list) → the versions it names. */
-function matchedVersions(header: string | undefined): Set<string> {
-  if (!header) return new Set();
-  return new Set(header.split(",").map((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, "")));
+/** `?waitSec=N`, checked by TableQuery (a bad value is a 400 naming waitSec). */
+function readWaitSec(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = TableQuery.safeParse({ waitSec: raw });
+  if (!parsed.success) throw validationErrorFrom(parsed.error, "query");
+  return parsed.data.waitSec;
 }
 
-/** Router-facing tables (SPEC §3). Credentials go only to a router token (SPEC §7). */
+/** Whether `If-None-Match` (`"42"`, W/"42", or a list) names this version. */
+function namesVersion(header: string | undefined, served: ServedTable): boolean {
+  if (!header) return false;
+  if (header === served.etag) return true; // what routers send: the ETag they were given
+  const version = String(served.table.version);
+  return header.split(",").some((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, "") === version);
+}
+
+/**
+ * Router-facing tables (SPEC §3). Credentials go only to a router token (SPEC §7). Each version's
+ * answer is serialized once (publisher.ts ServedTable), so serving it is a lookup and a write.
+ */
 export function tableRoutes(engine: Engine) {
   const app = createRouter();
-
-  async function withCredentials(c: Context<AuthEnv>, view: TableView) {
-    if (c.var.principal.role !== "router") return view;
-    const snapshot = await engine.registry.get();
-    return {
-      ...view,
-      lines: view.lines.map((l) => {
-        const line = snapshot.lines.get(l.id);
-        return { ...l, apiKey: line?.apiKey ?? null, headers: line?.headers ?? {} };
-      }),
-    };
-  }
 
   app.openapi(
     createRoute({
@@ -41,42 +42,48 @@ export function tableRoutes(engine: Engine) {
     }),
     async (c) => {
       const snapshot = await engine.registry.get();
-      const views = engine.publisher.allViews().filter((v) => snapshot.routes.has(v.route));
-      return c.json({ tables: await Promise.all(views.map((v) => withCredentials(c, v))) }, 200);
+      const router = c.var.principal.role === "router";
+      const tables = engine.publisher
+        .allViews()
+        .filter((v) => snapshot.routes.has(v.route))
+        .map((v) => (router ? engine.publisher.withCredentials(v, snapshot) : v));
+      return c.json({ tables }, 200);
     },
   );
 
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/{route}",
-      tags,
-      summary: "A route's published table (ETag = version; If-None-Match → 304; ?waitSec long-poll)",
-      request: { params: TableRouteParam, query: TableQuery },
-      responses: { 200: json(TableSchema, "The table"), 304: { description: "Not modified" }, ...errorResponses },
-    }),
-    async (c) => {
-      const { route } = c.req.valid("param");
-      const { waitSec } = c.req.valid("query");
-      const snapshot = await engine.registry.get();
-      if (!snapshot.routes.has(route)) throw new NotFoundError(`route ${JSON.stringify(route)}`);
-      let view = engine.publisher.view(route);
-      if (!view) {
-        await engine.publisher.recompute([route], { reason: "first request", probeIds: [] });
-        view = engine.publisher.view(route);
-        if (!view) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
-      }
-      const known = matchedVersions(c.req.header("if-none-match"));
-      if (known.has(String(view.version)) && waitSec) {
-        await engine.publisher.waitForChange(route, view.version, waitSec * 1000, c.req.raw.signal);
-        view = engine.publisher.view(route) ?? view;
-      }
-      c.header("ETag", `"${view.version}"`);
-      c.header("Cache-Control", "no-cache");
-      if (known.has(String(view.version))) return c.body(null, 304);
-      return c.json((await withCredentials(c, view)) as never, 200);
-    },
-  );
+  const getTable = createRoute({
+    method: "get",
+    path: "/{route}",
+    tags,
+    summary: "A route's published table (ETag = version; If-None-Match → 304; ?waitSec long-poll)",
+    request: { params: TableRouteParam, query: TableQuery },
+    responses: { 200: json(TableSchema, "The table"), 304: { description: "Not modified" }, ...errorResponses },
+  });
+  // Described like every route, but served without the generic validators: routers call it far more
+  // often than anything else, and its only input to check is waitSec (checked by the same schema).
+  app.openAPIRegistry.registerPath(getTable);
+  app.get("/:route", async (c) => {
+    const route = c.req.param("route");
+    const waitSec = readWaitSec(c.req.query("waitSec"));
+    let snapshot = await engine.registry.get();
+    if (!snapshot.routes.has(route)) throw new NotFoundError(`route ${JSON.stringify(route)}`);
+    let served = engine.publisher.servedTable(route);
+    if (!served) {
+      await engine.publisher.recompute([route], { reason: "first request", probeIds: [] });
+      served = engine.publisher.servedTable(route);
+      if (!served) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
+    }
+    const ifNoneMatch = requestHeader(c, "if-none-match");
+    if (waitSec && namesVersion(ifNoneMatch, served)) {
+      await engine.publisher.waitForChange(route, served.table.version, waitSec * 1000, c.req.raw.signal);
+      served = engine.publisher.servedTable(route) ?? served;
+      snapshot = await engine.registry.get();
+    }
+    const headers = { etag: served.etag, "cache-control": "no-cache" };
+    if (namesVersion(ifNoneMatch, served)) return c.body(null, 304, headers);
+    const body = c.var.principal.role === "router" ? engine.publisher.credentialedBody(served, snapshot) : served.body;
+    return c.body(body, 200, { ...headers, "content-type": "application/json" });
+  });
 
   return app;
 }

@@ -1,4 +1,8 @@
 import { z } from "@hono/zod-openapi";
+import { type RouteTable, type RouteTableLine, type RouteTableList, TABLE_MODES, TOTAL_WEIGHT } from "@linewatch/core";
+
+// The wire type is core's RouteTable (declared once); these schemas describe it for validation and
+// /openapi.json, and test/packages/router-client/table-wire.test.ts checks they say the same.
 
 export const TableLineSchema = z
   .object({
@@ -6,28 +10,31 @@ export const TableLineSchema = z
     name: z.string(),
     tier: z.string(),
     state: z.string(),
-    weight: z.number().int().openapi({ description: "Integer; a table's weights sum to 10000 (0 if lines is empty)" }),
+    weight: z
+      .number()
+      .int()
+      .min(0)
+      .max(TOTAL_WEIGHT)
+      .openapi({ description: "Integer; a table's weights sum to 10000 (0 if lines is empty)" }),
     protocol: z.string(),
     baseUrl: z.string(),
     model: z.string(),
     apiKey: z.string().nullable().optional().openapi({ description: "Only for a router token" }),
     headers: z.record(z.string(), z.string()).optional().openapi({ description: "Only for a router token" }),
   })
-  .openapi("TableLine");
+  .openapi("TableLine") satisfies z.ZodType<RouteTableLine>;
 
 export const TableSchema = z
   .object({
-    route: z.string(),
+    route: z.string().min(1),
     version: z.number().int(),
     generatedAt: z.string(),
-    mode: z
-      .enum(["normal", "degraded", "panic"])
-      .openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
+    mode: z.enum(TABLE_MODES).openapi({ description: "degraded: no paid line usable (free cap lifted); panic: no line usable" }),
     lines: z.array(TableLineSchema),
   })
-  .openapi("Table");
+  .openapi("Table") satisfies z.ZodType<RouteTable>;
 
-export const TableListSchema = z.object({ tables: z.array(TableSchema) }).openapi("TableList");
+export const TableListSchema = z.object({ tables: z.array(TableSchema) }).openapi("TableList") satisfies z.ZodType<RouteTableList>;
 
 export const TableQuery = z.object({
   waitSec: z.coerce
@@ -40,5 +47,3 @@ export const TableQuery = z.object({
 });
 
 export const TableRouteParam = z.object({ route: z.string().openapi({ param: { name: "route", in: "path" } }) });
-
-export type Table = z.infer<typeof TableSchema>;
