@@ -1,10 +1,10 @@
-import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { protectDataDir } from "./data-dir";
 import { migrateDb } from "./migrate";
 import * as schema from "./schema/index";
 
@@ -36,10 +36,14 @@ export interface DbOptions {
   migrate?: boolean;
   /** postgres.js pool size. */
   maxConnections?: number;
+  /** Told when an existing PGlite data directory had modes open to others and they were tightened. */
+  onDataDirModesFixed?: (dir: string, fixed: number) => void;
 }
 
 export async function createDb(opts: DbOptions): Promise<Database> {
-  const database = opts.url ? createPostgres(opts.url, opts.maxConnections ?? 10) : await createPglite(opts.dataDir ?? "./.linewatch/data");
+  const database = opts.url
+    ? createPostgres(opts.url, opts.maxConnections ?? 10)
+    : await createPglite(opts.dataDir ?? "./.linewatch/data", opts.onDataDirModesFixed);
   if (opts.migrate !== false) {
     try {
       await migrateDb(database, opts.url);
@@ -104,10 +108,15 @@ function createPostgres(url: string, max: number): Database {
   };
 }
 
-async function createPglite(dataDir: string): Promise<Database> {
-  if (dataDir !== "memory") mkdirSync(dataDir, { recursive: true });
+async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed: number) => void): Promise<Database> {
+  if (dataDir !== "memory") {
+    const fixed = protectDataDir(dataDir);
+    if (fixed > 0) onModesFixed?.(dataDir, fixed);
+  }
   const client = dataDir === "memory" ? new PGlite() : new PGlite(dataDir);
   await client.waitReady;
+  // The files PGlite just created (all of them, in a fresh directory) come 0666.
+  if (dataDir !== "memory") protectDataDir(dataDir);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   let closed = false;
   return {

@@ -40,6 +40,13 @@ const HAND_BACK_ATTEMPTS = 120;
 /** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
 const isProbed = (line: CachedLine) => line.adminState !== "disabled";
 
+/**
+ * The longest interval the schedule holds. The API refuses a budget past a day per sample (SPEC §6);
+ * a line stored before that (or with thousands of samples) may still ask for more, and a date that
+ * far out is invalid: such a line is left out and reported, the others are scheduled as usual.
+ */
+const MAX_SCHEDULE_MS = 365 * 86_400_000;
+
 /** A reconcile that finds the registry as the last one did skips the database, for at most this long. */
 const RECONCILE_FULL_MS = 60_000;
 
@@ -79,6 +86,8 @@ export class Prober {
   private leaseOf: { snapshot: RegistrySnapshot; ms: number } | null = null;
   private samplesOf_: { snapshot: RegistrySnapshot; byLine: Map<string, Sample[]> } | null = null;
   private reconciled: { want: Set<string>; at: number } | null = null;
+  /** Lines left out of the schedule because their interval is too long to schedule (reported once each). */
+  private unschedulable = new Set<string>();
   readonly replica: string;
 
   constructor(
@@ -108,6 +117,11 @@ export class Prober {
     return { ...this.stats_ };
   }
 
+  /** Ids of the lines the last reconcile could not schedule. */
+  unschedulableLines(): string[] {
+    return [...this.unschedulable];
+  }
+
   /** Probe a line now with every sample that applies; returns the stored results. */
   async probeNow(lineId: string): Promise<StoredProbeResult[]> {
     const snapshot = await this.registry.get();
@@ -135,15 +149,28 @@ export class Prober {
     const snapshot = await this.registry.get();
     const now = this.deps.clock.now();
     const want = new Map<string, { lineId: string; sampleId: string; offset: number }>();
+    const unschedulable = new Set<string>();
     for (const line of snapshot.lines.values()) {
       if (!isProbed(line)) continue;
       const samples = this.samplesOf(snapshot, line);
       const interval = probeIntervalMs(line, samples.length);
-      if (!Number.isFinite(interval)) continue;
+      if (!(interval <= MAX_SCHEDULE_MS)) {
+        unschedulable.add(line.id);
+        if (!this.unschedulable.has(line.id))
+          this.deps.logger.warn(
+            "line cannot be scheduled: its probe budget stretches the interval too far; fix dailyQuota or probeBudgetPct",
+            {
+              line: line.name,
+              intervalSec: interval / 1000,
+            },
+          );
+        continue;
+      }
       const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
       for (const [k, sample] of samples.entries())
         want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 });
     }
+    this.unschedulable = unschedulable;
     const last = this.reconciled;
     if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k)))
       return;
@@ -265,7 +292,7 @@ export class Prober {
     const now = this.deps.clock.now();
     // Keep the cadence of regular slots; a confirming probe does not shift it. Never schedule into the past.
     const base = row.trigger === "confirm" ? now : slot;
-    let next = base + interval;
+    let next = base + Math.min(interval, MAX_SCHEDULE_MS);
     if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.store(line, sample, { input, completion });
