@@ -70,7 +70,7 @@ interface Store {
  *   one-second tick.
  */
 export class Prober {
-  readonly agent: Agent = createProbeAgent();
+  readonly agent: Agent;
   private readonly stall = new StallMeter();
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly stats_: ProberStats = { inFlight: 0, peakInFlight: 0, sent: 0 };
@@ -91,11 +91,12 @@ export class Prober {
   readonly replica: string;
 
   constructor(
-    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config">,
+    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config" | "dnsLookup">,
     private readonly registry: RegistryCache,
     private readonly hooks: ProberHooks,
     private readonly rng: () => number = Math.random,
   ) {
+    this.agent = createProbeAgent(deps.config.allowUpstreamHosts, deps.dnsLookup);
     this.limit = pLimit(deps.config.maxInFlight);
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
     const db = deps.database.db;

@@ -11,9 +11,9 @@ import {
   listLines,
   updateLine,
 } from "@linewatch/db";
+import { upstreamUrlProblem } from "@linewatch/router-client";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { upstreamUrlProblem } from "../../url-guard";
 import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
 import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
 
