@@ -11,6 +11,7 @@ import {
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
+import { sealLegacyHeaders } from "./line-headers";
 import { createMetrics, type Metrics, readScrapeState } from "./metrics";
 import { Prober } from "./prober/prober";
 import { RegistryCache } from "./registry-cache";
@@ -48,6 +49,8 @@ export class Engine {
   async start(): Promise<void> {
     await this.registry.start();
     await this.publisher.start();
+    const sealed = await sealLegacyHeaders(this.deps.database.db, this.deps.secrets);
+    if (sealed.length > 0) this.deps.logger.info("sealed header values stored in the clear by an earlier version", { lines: sealed });
     // Restarted under its configured id (e.g. after kill -9): its old claims are dead, take them back now.
     if (this.deps.config.replicaId) {
       const released = await releaseClaimsOf(this.deps.database.db, this.prober.replica);

@@ -1,3 +1,4 @@
+import { errorSummary } from "@linewatch/db";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Engine } from "./engine";
 import type { Logger } from "./logger";
@@ -18,9 +19,9 @@ function failureLog(logger: Logger, now: () => number, job: string) {
     },
     failed: (error: unknown) => {
       failures++;
-      if (failingSince !== null) return logger.debug(`${job} failed again`, { failures, error: String(error) });
+      if (failingSince !== null) return logger.debug(`${job} failed again`, { failures, ...errorSummary(error) });
       failingSince = now();
-      logger.warn(`${job} failed; retrying on the next tick`, { error: String(error) });
+      logger.warn(`${job} failed; retrying on the next tick`, errorSummary(error));
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   claimDueProbesWithContext,
   completeClaims,
   deleteScheduleRow,
+  errorSummary,
   insertScheduleRows,
   listScheduleKeys,
   type ProbeResultInsert,
@@ -261,7 +262,7 @@ export class Prober {
     this.track(
       this.runDue().catch((error: unknown) => {
         this.moreDue = false; // the next tick tries again
-        this.deps.logger.warn("cannot claim due probes", { error: String(error) });
+        this.deps.logger.warn("cannot claim due probes", errorSummary(error));
       }),
     );
   }
@@ -275,7 +276,7 @@ export class Prober {
   private async syncBaselines(pairs: { lineId: string; sampleId: string }[]): Promise<void> {
     await this.baselines
       .sync(this.deps.database.db, pairs)
-      .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", { error: String(error) }));
+      .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", errorSummary(error)));
   }
 
   private async runClaimed(row: ClaimedProbe, fast: boolean): Promise<void> {
@@ -311,7 +312,7 @@ export class Prober {
         line: line.name,
         sample: sample.name,
         timeoutMs: probeTimeoutMs(line, sample),
-        error: String(error),
+        ...errorSummary(error),
       });
       return null;
     } finally {
@@ -343,7 +344,8 @@ export class Prober {
     try {
       result = await this.stores.add(item);
     } catch (error) {
-      if (item.input) this.deps.logger.error("cannot store a probe result", { line: line.name, sample: sample.name, error: String(error) });
+      if (item.input)
+        this.deps.logger.error("cannot store a probe result", { line: line.name, sample: sample.name, ...errorSummary(error) });
       const completion = item.completion;
       if (completion) await this.handBack(() => completeClaims(this.deps.database.db, this.replica, [completion]), line.name, sample.name);
       return null;
@@ -360,7 +362,7 @@ export class Prober {
     await this.hooks
       .onResult(result)
       .catch((error: unknown) =>
-        this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
+        this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, ...errorSummary(error) }),
       );
     return result;
   }
@@ -376,7 +378,7 @@ export class Prober {
         await complete();
         return;
       } catch (error) {
-        if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, error: String(error) });
+        if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, ...errorSummary(error) });
         if (this.closed || attempt >= HAND_BACK_ATTEMPTS) return;
         await new Promise((r) => setTimeout(r, 1_000));
       }

@@ -56,8 +56,9 @@ export function errorSummary(error: unknown): { error: string; code?: string; st
   const out: { error: string; code?: string; statement?: string } = { error: name };
   if (code) out.code = code;
   if (typeof query === "string") {
-    const m = /^\s*(with|select|insert\s+into|update|delete\s+from)\s+("[^"]*"|[\w.]+)?/i.exec(query);
-    out.statement = m ? `${(m[1] ?? "").toLowerCase().replace(/\s+/g, " ")}${m[2] ? ` ${m[2]}` : ""}` : "query";
+    const kind = /^\s*(with|select|insert|update|delete|alter|create|drop|vacuum)\b/i.exec(query)?.[1]?.toLowerCase() ?? "query";
+    const table = /\b(?:from|into|update|join)\s+("[^"]+"|[a-z_][\w.]*)/i.exec(query)?.[1];
+    out.statement = table ? `${kind} ${table}` : kind;
   } else if (!code && error instanceof Error && !(error as { params?: unknown }).params) {
     // Not a query error: its message is the program's own words (e.g. "Invalid time value").
     out.error = `${name}: ${error.message.slice(0, 300)}`;

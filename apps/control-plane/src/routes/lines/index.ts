@@ -14,6 +14,7 @@ import {
 import { upstreamUrlProblem } from "@linewatch/router-client";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { sealHeaders } from "../../line-headers";
 import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
 import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
 
@@ -90,7 +91,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
         baseUrl: body.baseUrl,
         model: body.model,
         apiKeyEnc: body.apiKey ? deps.secrets.encrypt(body.apiKey) : null,
-        headers: body.headers ?? {},
+        ...sealHeaders(deps.secrets, body.headers ?? {}),
         routes: body.routes,
         probeIntervalSec: body.probeIntervalSec,
         timeoutMs: body.timeoutMs ?? null,
@@ -156,8 +157,9 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
         probeBudgetPct: body.probeBudgetPct ?? before.probeBudgetPct,
       });
       await checkRefs(body);
-      const { apiKey, ...rest } = body;
+      const { apiKey, headers, ...rest } = body;
       const patch: Partial<LineWrite> = { ...rest } as Partial<LineWrite>;
+      if (headers !== undefined) Object.assign(patch, sealHeaders(deps.secrets, headers));
       if (apiKey !== undefined) patch.apiKeyEnc = apiKey === null ? null : deps.secrets.encrypt(apiKey);
       const line = await updateLine(db, id, patch, new Date(deps.clock.now())).catch((e: unknown) => {
         throw isUniqueViolation(e) ? duplicateName(body.name) : e;
