@@ -124,21 +124,27 @@ export class Prober {
     return [...this.unschedulable];
   }
 
-  /** Probe a line now with every sample that applies; returns the stored results. */
-  async probeNow(lineId: string): Promise<StoredProbeResult[]> {
+  /**
+   * Probe a line now with every sample that applies; returns the stored results, and how many
+   * probes were sent but could not be stored (the database was unreachable).
+   */
+  async probeNow(lineId: string): Promise<{ results: StoredProbeResult[]; notStored: number }> {
     const snapshot = await this.registry.get();
     const line = snapshot.lines.get(lineId);
-    if (!line) return [];
+    if (!line) return { results: [], notStored: 0 };
     const samples = this.samplesOf(snapshot, line);
     await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
     this.busy += samples.length;
+    let notStored = 0;
     const results = await Promise.all(
       samples.map(async (sample) => {
         const input = await this.send(line, sample, "manual", null);
-        return input ? this.store(line, sample, { input, completion: null }) : null;
+        const stored = input ? await this.store(line, sample, { input, completion: null }) : null;
+        if (input && !stored) notStored++;
+        return stored;
       }),
     );
-    return results.filter((r): r is StoredProbeResult => r !== null);
+    return { results: results.filter((r): r is StoredProbeResult => r !== null), notStored };
   }
 
   /**

@@ -37,7 +37,12 @@ const CONNECTION_CODES = new Set([
 export function isConnectionError(error: unknown): boolean {
   const code = pgCode(error);
   // SQLSTATE class 08: connection exception.
-  return code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith("08"));
+  if (code !== undefined && (CONNECTION_CODES.has(code) || code.startsWith("08"))) return true;
+  // The embedded database has no connection to lose, only a closed instance (no code of its own).
+  for (let e: unknown = error, depth = 0; depth < 4 && e instanceof Error; depth++, e = e.cause) {
+    if (e.message === "PGlite is closed") return true;
+  }
+  return false;
 }
 
 /**
