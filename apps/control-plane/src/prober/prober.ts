@@ -6,6 +6,7 @@ import {
   completeClaims,
   deleteScheduleRow,
   errorSummary,
+  heartbeatAndReleaseDead,
   insertScheduleRows,
   listScheduleKeys,
   type ProbeResultInsert,
@@ -34,6 +35,13 @@ export interface ProberStats {
   peakInFlight: number;
   sent: number;
 }
+
+/**
+ * A replica beats every 2 s (scheduler.ts); one not heard from for REPLICA_STALE_MS is taken for
+ * dead and its claims are released, so the probes it had in flight run again within SPEC §6's
+ * bound (2 intervals + timeout) instead of after a lease of the longest timeout + 30 s.
+ */
+export const REPLICA_STALE_MS = 10_000;
 
 /** Attempts (a second apart) to hand a claim back while the database is unreachable. */
 const HAND_BACK_ATTEMPTS = 120;
@@ -87,6 +95,9 @@ export class Prober {
   private leaseOf: { snapshot: RegistrySnapshot; ms: number } | null = null;
   private samplesOf_: { snapshot: RegistrySnapshot; byLine: Map<string, Sample[]> } | null = null;
   private reconciled: { want: Set<string>; at: number } | null = null;
+  /** Since when this replica's own heartbeats have gone through without a gap (null: not now). */
+  private beatingSince: number | null = null;
+  private lastBeat = Number.NEGATIVE_INFINITY;
   /** Lines left out of the schedule because their interval is too long to schedule (reported once each). */
   private unschedulable = new Set<string>();
   readonly replica: string;
@@ -117,6 +128,33 @@ export class Prober {
 
   stats(): ProberStats {
     return { ...this.stats_ };
+  }
+
+  /**
+   * Tell the other replicas this one is alive, and release the claims of those that stopped
+   * beating. Only a replica whose own beats have gone through for a whole stale period judges the
+   * others: after an outage or a stall of its own, everyone's last beat is old, not only the dead's.
+   * Returns how many claims were released.
+   */
+  async heartbeat(): Promise<number> {
+    const now = this.deps.clock.now();
+    try {
+      const steady = this.beatingSince !== null && now - this.lastBeat < REPLICA_STALE_MS / 2;
+      if (!steady) this.beatingSince = now;
+      const judge = steady && this.beatingSince !== null && now - this.beatingSince >= REPLICA_STALE_MS;
+      const released = await heartbeatAndReleaseDead(
+        this.deps.database.db,
+        this.replica,
+        new Date(now),
+        judge ? new Date(now - REPLICA_STALE_MS) : null,
+      );
+      this.lastBeat = now;
+      if (released > 0) this.deps.logger.info("released the claims of replicas that stopped beating", { released });
+      return released;
+    } catch (error) {
+      this.beatingSince = null;
+      throw error;
+    }
   }
 
   /** Ids of the lines the last reconcile could not schedule. */
@@ -234,7 +272,8 @@ export class Prober {
 
   /**
    * The lease covers the longest timeout a probe may take, plus slack for storing the result; kept
-   * per registry snapshot (a claim uses the one of the snapshot the previous claim saw).
+   * per registry snapshot (a claim uses the one of the snapshot the previous claim saw). It is the
+   * backstop: a dead replica's claims are released sooner through the heartbeats (heartbeat()).
    */
   private leaseMs(snapshot: RegistrySnapshot): number {
     if (this.leaseOf?.snapshot !== snapshot) {
