@@ -93,8 +93,9 @@ function lineChange(want: DesiredLine, have: Line | undefined, key: { value: str
     ["protocol", have.protocol, s.protocol],
     ["baseUrl", have.baseUrl, s.baseUrl],
     ["model", have.model, s.model],
-    // Header values are secrets the API never returns: names (and whether each has a value) are compared and shown.
-    ["headers", have.headers, headerNames(s.headers ?? {})],
+    // Header values are secrets the API never returns (nor export writes): a file that lists headers
+    // is compared by names and whether each has a value; one that does not leaves them as they are.
+    ["headers", have.headers, s.headers === undefined ? have.headers : headerNames(s.headers)],
     ["routes", byRoute(have.routes), byRoute(s.routes)],
     ["probeIntervalSec", have.probeIntervalSec, s.probeIntervalSec],
     ["timeoutMs", have.timeoutMs, s.timeoutMs ?? null],
