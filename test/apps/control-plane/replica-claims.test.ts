@@ -8,14 +8,13 @@ import {
   insertLine,
   insertSample,
   listSchedule,
-  type ProbeResultInsert,
   storeProbeResults,
 } from "@linewatch/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPLICA_STALE_MS } from "../../../apps/control-plane/src/prober/prober";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
-import { lineRow } from "../../helpers/rows";
+import { lineRow, probeResultRow } from "../../helpers/rows";
 import { createTestDatabase } from "../../helpers/test-db";
 import { queryRows } from "./security/helpers";
 
@@ -121,25 +120,7 @@ describe("claims of a process that died", () => {
     await queryRows(cp.database, "update probe_schedule set claimed_by = null, claimed_until = null where claimed_by = 'replica-slow'");
     const [again] = await claimDueProbesWithContext(db, "replica-fast", now, lease, 1);
     expect(again).toMatchObject({ lineId: first!.lineId, sampleId: first!.sampleId, nextAt: first!.nextAt });
-    const result = (at: number): ProbeResultInsert => ({
-      lineId: first!.lineId,
-      sampleId: first!.sampleId,
-      startedAt: new Date(at),
-      latencyMs: 100,
-      status: 200,
-      errorClass: null,
-      hardFailure: false,
-      passed: true,
-      score: 95,
-      components: { length: 1, fields: 1, freshness: 1, status: 1, latency: 1 },
-      contentLength: 10,
-      contentHash: `h-${at}`,
-      excerpt: "ok",
-      reasons: [],
-      tokens: 1,
-      slot: first!.nextAt.getTime(),
-      trigger: "schedule",
-    });
+    const result = (at: number) => probeResultRow(first!.lineId, first!.sampleId, at, { slot: first!.nextAt.getTime() });
     const done = (replica: string) => ({
       replica,
       items: [{ lineId: first!.lineId, sampleId: first!.sampleId, claimedAt: first!.nextAt, nextAt: new Date(now.getTime() + 10_000) }],
