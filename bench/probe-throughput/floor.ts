@@ -40,7 +40,7 @@ export interface FloorResult {
 const opts = JSON.parse(process.argv[2] ?? "{}") as FloorOptions;
 const samples = shippedSamples();
 const adapter = getAdapter("openai-chat");
-const agent = createProbeAgent();
+const agent = createProbeAgent([]);
 const intervalMs = opts.intervalSec * 1000;
 
 interface Item {

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Database } from "@linewatch/db";
 import { loadConfig } from "../../apps/control-plane/src/config";
-import type { Clock } from "../../apps/control-plane/src/deps";
+import type { AppDeps, Clock } from "../../apps/control-plane/src/deps";
 import { type Logger, silentLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { type ControlPlane, startControlPlane } from "../../apps/control-plane/src/server";
@@ -24,6 +24,8 @@ export interface TestControlPlaneOptions {
   secretKey?: string;
   /** Seeds the prober's jitter (a test that records a history). */
   rng?: () => number;
+  /** The resolver under the prober's upstream guard (a zone the test controls). */
+  dnsLookup?: AppDeps["dnsLookup"];
 }
 
 /** A real control plane on 127.0.0.1:0 over a fresh real database (PGlite or PostgreSQL). */
@@ -47,6 +49,7 @@ export async function startTestControlPlane(opts: TestControlPlaneOptions = {}):
       clock: opts.clock ?? { now: () => Date.now() },
       logger: opts.logger ?? silentLogger,
       secrets: createSecretBox(secretKey),
+      ...(opts.dnsLookup ? { dnsLookup: opts.dnsLookup } : {}),
     },
     opts.rng ? { rng: opts.rng } : {},
   );

@@ -38,6 +38,7 @@ export function canonical(value: unknown): string {
       : v,
   );
 }
+const headerNames = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([name, v]) => [name, { hasValue: v !== "" }]));
 const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
 const byRoute = (m: { route: string; weight: number }[]) => [...m].sort((a, b) => a.route.localeCompare(b.route));
 
@@ -92,7 +93,9 @@ function lineChange(want: DesiredLine, have: Line | undefined, key: { value: str
     ["protocol", have.protocol, s.protocol],
     ["baseUrl", have.baseUrl, s.baseUrl],
     ["model", have.model, s.model],
-    ["headers", have.headers, s.headers ?? {}],
+    // Header values are secrets the API never returns (nor export writes): a file that lists headers
+    // is compared by names and whether each has a value; one that does not leaves them as they are.
+    ["headers", have.headers, s.headers === undefined ? have.headers : headerNames(s.headers)],
     ["routes", byRoute(have.routes), byRoute(s.routes)],
     ["probeIntervalSec", have.probeIntervalSec, s.probeIntervalSec],
     ["timeoutMs", have.timeoutMs, s.timeoutMs ?? null],
@@ -102,6 +105,7 @@ function lineChange(want: DesiredLine, have: Line | undefined, key: { value: str
     ...(want.adminState ? [["adminState", have.adminState, want.adminState] as [string, unknown, unknown]] : []),
   ]);
   if (patch.routes) patch.routes = s.routes;
+  if (patch.headers) patch.headers = s.headers ?? {};
   if (key) {
     patch.apiKey = key.value;
     // The value is never shown: only where it comes from.

@@ -184,7 +184,7 @@ export function registryToFile(current: { routes: Route[]; lines: Line[]; sample
     baseUrl: l.baseUrl,
     model: l.model,
     ...(l.hasApiKey ? { apiKeyEnv: keyEnvName(l.name) } : {}),
-    ...(Object.keys(l.headers).length > 0 ? { headers: l.headers } : {}),
+    // Header values are never returned (secrets, like the key): an export lists the lines without them.
     routes: l.routes.map((m) => ({ route: m.route, weight: m.weight })),
     probeIntervalSec: l.probeIntervalSec,
     ...(l.timeoutMs !== null ? { timeoutMs: l.timeoutMs } : {}),

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { errorSummary, isConnectionError } from "@linewatch/db";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { type AuthEnv, authMiddleware, type TokenStore } from "./auth";
@@ -6,6 +7,7 @@ import { dashboardRoutes } from "./dashboard/index";
 import type { AppDeps } from "./deps";
 import type { Engine } from "./engine";
 import { ApiError, envelope } from "./errors";
+import { RateLimitedLog } from "./logger";
 import type { Metrics } from "./metrics";
 import { eventRoutes } from "./routes/events/index";
 import { lineHealthRoutes } from "./routes/lines/health";
@@ -20,6 +22,8 @@ import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** At most one "database unavailable" line per this long, however many requests fail. */
+const OUTAGE_LOG_INTERVAL_MS = 30_000;
 
 /** The parts of the running control plane the HTTP layer calls into. */
 export interface Services extends LineHooks, RouteHooks {
@@ -30,6 +34,7 @@ export interface Services extends LineHooks, RouteHooks {
 
 export function createApp(deps: AppDeps, services: Services) {
   const app = new OpenAPIHono<AuthEnv>();
+  const outageLog = new RateLimitedLog(deps.clock, OUTAGE_LOG_INTERVAL_MS);
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return c.json(envelope(error.code, error.message, error.details), error.status);
@@ -37,7 +42,15 @@ export function createApp(deps: AppDeps, services: Services) {
       // Hono's own 4xx (e.g. malformed JSON from the validator).
       return c.json(envelope("invalid_request", error.message), 400);
     }
-    deps.logger.error("unhandled error", { path: c.req.path, method: c.req.method, error: String(error) });
+    if (isConnectionError(error)) {
+      // An outage fails every request: one log line per interval says so, not one per request.
+      outageLog.note((skipped) =>
+        deps.logger.error("database unavailable", { ...errorSummary(error), path: c.req.path, alsoFailed: skipped }),
+      );
+      return c.json(envelope("unavailable", "the database is unavailable; try again shortly"), 503, { "retry-after": "5" });
+    }
+    // The path, not the query string (it may carry a token or a value); the error's kind, not its parameters.
+    deps.logger.error("unhandled error", { path: c.req.path, method: c.req.method, ...errorSummary(error) });
     return c.json(envelope("internal", "internal error"), 500);
   });
   app.notFound((c) => c.json(envelope("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));

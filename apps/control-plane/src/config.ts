@@ -1,6 +1,6 @@
+import { allowEntryProblem } from "@linewatch/router-client";
 import { z } from "zod";
 import { secretKeyProblem } from "./secrets";
-import { allowEntryProblem } from "./url-guard";
 
 const Bool = z.enum(["1", "0", "true", "false", "yes", "no", "on", "off", ""]).transform((v) => ["1", "true", "yes", "on"].includes(v));
 

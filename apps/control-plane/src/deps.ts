@@ -1,4 +1,5 @@
 import type { Database } from "@linewatch/db";
+import type { BaseLookup } from "@linewatch/router-client";
 import type { Config } from "./config";
 import type { Logger } from "./logger";
 import type { SecretBox } from "./secrets";
@@ -16,4 +17,6 @@ export interface AppDeps {
   clock: Clock;
   logger: Logger;
   secrets: SecretBox;
+  /** The resolver under the upstream guard; unset: the system's (tests pass one they control). */
+  dnsLookup?: BaseLookup;
 }

@@ -4,6 +4,7 @@ import {
   listRouteRows,
   probeResults,
   REWRITTEN_TABLES,
+  releaseAllClaims,
   releaseClaimsOf,
   type StoredProbeResult,
   vacuumTables,
@@ -11,6 +12,7 @@ import {
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
+import { sealLegacyHeaders } from "./line-headers";
 import { createMetrics, type Metrics, readScrapeState } from "./metrics";
 import { Prober } from "./prober/prober";
 import { RegistryCache } from "./registry-cache";
@@ -48,12 +50,16 @@ export class Engine {
   async start(): Promise<void> {
     await this.registry.start();
     await this.publisher.start();
-    // Restarted under its configured id (e.g. after kill -9): its old claims are dead, take them back now.
-    if (this.deps.config.replicaId) {
-      const released = await releaseClaimsOf(this.deps.database.db, this.prober.replica);
-      if (released > 0)
-        this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
-    }
+    const sealed = await sealLegacyHeaders(this.deps.database.db, this.deps.secrets);
+    if (sealed.length > 0) this.deps.logger.info("sealed header values stored in the clear by an earlier version", { lines: sealed });
+    // Restarted (e.g. after kill -9): the claims of its previous run are dead, take them back now.
+    // The embedded database is one process's: every claim in it is a previous run's. On PostgreSQL,
+    // those held under this replica's id; other dead replicas' go through the heartbeats.
+    const db = this.deps.database.db;
+    const released = this.deps.database.driver === "pglite" ? await releaseAllClaims(db) : await releaseClaimsOf(db, this.prober.replica);
+    if (released > 0)
+      this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
+    await this.prober.heartbeat();
     await this.prober.reconcile();
     // Tables reflect the registry as it is now (e.g. lines added while this replica was down).
     await this.publisher.recompute(

@@ -19,3 +19,26 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 }
 
 export const silentLogger: Logger = createLogger("silent");
+
+/** Runs a log call at most once per interval (by the given clock); the calls in between are counted and reported with the next. */
+export class RateLimitedLog {
+  private last = Number.NEGATIVE_INFINITY;
+  private skipped = 0;
+  constructor(
+    private readonly clock: { now(): number },
+    private readonly intervalMs: number,
+  ) {}
+
+  /** `log` gets how many calls were skipped since the last one that ran. */
+  note(log: (skipped: number) => void): void {
+    const now = this.clock.now();
+    if (now - this.last < this.intervalMs) {
+      this.skipped++;
+      return;
+    }
+    const skipped = this.skipped;
+    this.last = now;
+    this.skipped = 0;
+    log(skipped);
+  }
+}

@@ -8,10 +8,17 @@ import { startControlPlane } from "./server";
 
 // Composition root: the one place that reads the environment and owns the clock.
 async function main() {
+  // What this process creates (data directory, secret key file, router table files) is the owner's alone.
+  process.umask(0o077);
   const demo = process.argv.includes("--demo");
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
-  const database = await createDb({ url: config.databaseUrl, dataDir: config.dataDir });
+  const database = await createDb({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    onDataDirModesFixed: (dir, fixed) =>
+      logger.warn("data directory was readable by others; made it owner-only (0700/0600)", { dir, fixed }),
+  });
   const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir, logger);
   const secrets = createSecretBox(secretKey, config.secretKeyPrevious);
   const deps = { config, database, clock: systemClock, logger, secrets };

@@ -11,6 +11,7 @@ import { HEALTH_STATES, type Health, isFastProbing, type PublishedLine, type Pub
 import {
   countEventsByLine,
   type Database,
+  errorSummary,
   type LineHealthRow,
   listLineHealth,
   listLines,
@@ -113,7 +114,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
     (pending ??= sources
       .state()
       .catch((error: unknown) => {
-        sources.logger?.warn("metrics: cannot read the database state", { error: String(error) });
+        sources.logger?.warn("metrics: cannot read the database state", errorSummary(error));
         return null;
       })
       .finally(() => {

@@ -1,10 +1,14 @@
 import type { HealthPolicy, Line, Route, Sample } from "@linewatch/core";
-import { listLineRows, listRouteRows, listSamples, registryFingerprint, toLine } from "@linewatch/db";
+import { errorSummary, listLineRows, listRouteRows, listSamples, registryFingerprint, toLine } from "@linewatch/db";
 import type { AppDeps } from "./deps";
+import { openHeaders } from "./line-headers";
 
 export interface CachedLine extends Line {
   /** Decrypted upstream key, for probes only: never serialised into a response. */
   apiKey: string | null;
+  /** Decrypted header values, for probes and router tokens only (like apiKey). */
+  headers: Record<string, string>;
+  updatedAt: string;
 }
 
 export interface CachedRoute extends Route {
@@ -68,7 +72,7 @@ export class RegistryCache {
   }
 
   async stop(): Promise<void> {
-    await this.unlisten?.().catch((error: unknown) => this.deps.logger.debug("unlisten failed", { error: String(error) }));
+    await this.unlisten?.().catch((error: unknown) => this.deps.logger.debug("unlisten failed", errorSummary(error)));
     this.unlisten = null;
   }
 
@@ -82,7 +86,7 @@ export class RegistryCache {
     this.invalidate();
     await this.deps.database
       .notify(REGISTRY_CHANNEL, "")
-      .catch((error: unknown) => this.deps.logger.warn("cannot tell the other replicas about a registry change", { error: String(error) }));
+      .catch((error: unknown) => this.deps.logger.warn("cannot tell the other replicas about a registry change", errorSummary(error)));
   }
 
   async get(): Promise<RegistrySnapshot> {
@@ -125,7 +129,7 @@ export class RegistryCache {
             this.snapshot
               ? "cannot reload the registry; serving the last registry snapshot until the database answers"
               : "cannot load the registry",
-            { error: String(error) },
+            errorSummary(error),
           );
         }
         this.failing = true;
@@ -172,12 +176,19 @@ export class RegistryCache {
             apiKey = this.deps.secrets.decrypt(row.apiKeyEnc);
           } catch (error) {
             // Probes then go without a key and fail visibly (401), instead of the control plane stopping.
-            this.deps.logger.error("cannot decrypt a line's API key", { line: row.name, error: String(error) });
+            this.deps.logger.error("cannot decrypt a line's API key", { line: row.name, ...errorSummary(error) });
           }
         }
         if (apiKey !== null) opened.set(row.apiKeyEnc, apiKey);
       }
-      lines.set(row.id, { ...toLine(row, routes), apiKey });
+      let headers: Record<string, string> = {};
+      try {
+        headers = openHeaders(this.deps.secrets, row);
+      } catch (error) {
+        // As for the key: probes go without the headers and fail visibly.
+        this.deps.logger.error("cannot decrypt a line's headers", { line: row.name, ...errorSummary(error) });
+      }
+      lines.set(row.id, { ...toLine(row, routes), apiKey, headers });
     }
     this.opened = opened;
     const routes = new Map<string, CachedRoute>(

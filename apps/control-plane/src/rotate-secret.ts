@@ -1,6 +1,6 @@
 // npm run rotate-secret [-- --dry-run] [-- --write-key-file]
 //
-// Re-encrypts every line's upstream API key with LINEWATCH_SECRET_KEY. Keys sealed with
+// Re-encrypts every line's upstream API key and header values with LINEWATCH_SECRET_KEY. Keys sealed with
 // LINEWATCH_SECRET_KEY_PREVIOUS are opened with it; afterwards the previous key is no longer needed.
 // Safe while replicas run on PostgreSQL (each row is swapped only if it did not change meanwhile);
 // with the embedded database, stop the control plane first (PGlite is one process's).
@@ -8,7 +8,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { createDb, type Db, listLineRows, replaceLineApiKeyEnc } from "@linewatch/db";
+import { createDb, type Db, listLineRows, replaceLineApiKeyEnc, replaceLineHeadersEnc } from "@linewatch/db";
 import { loadConfig } from "./config";
 import { createSecretBox, SECRET_KEY_FILE, type SecretBox } from "./secrets";
 
@@ -47,6 +47,20 @@ export async function rotateLineKeys(db: Db, secrets: SecretBox, opts: { dryRun?
         continue;
       }
       if (opts.dryRun || (await replaceLineApiKeyEnc(db, row.id, row.apiKeyEnc, secrets.encrypt(plain)))) rotated.add(row.name);
+      else raced = true;
+    }
+    // Header values are sealed like keys (line-headers.ts): re-sealed the same way.
+    for (const { row } of await listLineRows(db)) {
+      if (!row.headersEnc || secrets.isCurrent(row.headersEnc)) continue;
+      let plain: string;
+      try {
+        plain = secrets.decrypt(row.headersEnc);
+      } catch (error) {
+        report.failed.push({ line: row.name, error: `headers: ${error instanceof Error ? error.message : String(error)}` });
+        continue;
+      }
+      const next = { headers: row.headers as Record<string, boolean>, headersEnc: secrets.encrypt(plain) };
+      if (opts.dryRun || (await replaceLineHeadersEnc(db, row.id, row, next))) rotated.add(row.name);
       else raced = true;
     }
     if (!raced || pass === 4) return { ...report, rotated: [...rotated].sort() };

@@ -1,3 +1,4 @@
+import { errorSummary } from "@linewatch/db";
 import cron, { type ScheduledTask } from "node-cron";
 import type { Engine } from "./engine";
 import type { Logger } from "./logger";
@@ -18,9 +19,9 @@ function failureLog(logger: Logger, now: () => number, job: string) {
     },
     failed: (error: unknown) => {
       failures++;
-      if (failingSince !== null) return logger.debug(`${job} failed again`, { failures, error: String(error) });
+      if (failingSince !== null) return logger.debug(`${job} failed again`, { failures, ...errorSummary(error) });
       failingSince = now();
-      logger.warn(`${job} failed; retrying on the next tick`, { error: String(error) });
+      logger.warn(`${job} failed; retrying on the next tick`, errorSummary(error));
     },
   };
 }
@@ -35,7 +36,7 @@ const cronLogger = (logger: Logger) => ({
 
 /**
  * node-cron wiring only. Every second: send the probes that are due and apply time-driven health
- * transitions; every 10 s: reconcile the schedule with the registry; every minute: vacuum the
+ * transitions; every 2 s: this replica's heartbeat (and the release of dead replicas' claims); every 10 s: reconcile the schedule with the registry; every minute: vacuum the
  * embedded database's rewritten tables (PGlite has no autovacuum); every 10 min: retention.
  * `noOverlap` keeps a slow tick (a dead database) from piling up behind itself.
  */
@@ -48,6 +49,8 @@ export function startScheduler(engine: Engine): { stop(): Promise<void> } {
   const tasks: ScheduledTask[] = [
     job("probe tick", "* * * * * *", () => engine.tick()),
     job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
+    // Its own job, so a slow probe tick never makes a live replica look dead to the others.
+    job("replica heartbeat", "*/2 * * * * *", () => engine.prober.heartbeat()),
     job("retention", "17 */10 * * * *", () => engine.pruneProbeResults()),
     job("embedded vacuum", "41 * * * * *", () => engine.vacuumEmbedded()),
   ];

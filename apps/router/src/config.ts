@@ -1,5 +1,6 @@
 // The one file that reads process.env for the router. Plain checks (the router keeps its
 // dependencies to the proxy path); every error names the variable.
+import { allowEntryProblem } from "@linewatch/router-client";
 
 export interface RouterConfig {
   /** Control-plane base URL. */
@@ -18,6 +19,8 @@ export interface RouterConfig {
   /** Long-poll hold of table pulls. */
   waitSec: number;
   maxBodyBytes: number;
+  /** Host names, addresses or CIDRs an upstream may use although they are cloud metadata / link-local (as the control plane's). */
+  allowUpstreamHosts: string[];
 }
 
 export class ConfigError extends Error {
@@ -52,6 +55,14 @@ export function loadConfig(env: Env): Readonly<RouterConfig> {
     .split(",")
     .map((r) => r.trim())
     .filter((r) => r !== "");
+  const allowUpstreamHosts = (env.LINEWATCH_ALLOW_UPSTREAM_HOSTS ?? "")
+    .split(",")
+    .map((h) => h.trim())
+    .filter((h) => h !== "");
+  for (const entry of allowUpstreamHosts) {
+    const problem = allowEntryProblem(entry);
+    if (problem) throw new ConfigError(`LINEWATCH_ALLOW_UPSTREAM_HOSTS: ${JSON.stringify(entry)}: ${problem}`);
+  }
   const cacheRaw = env.LINEWATCH_CACHE_FILE;
   const cacheFile = cacheRaw === undefined ? "./.linewatch/router-tables.json" : cacheRaw.trim() === "" ? null : cacheRaw.trim();
   return Object.freeze({
@@ -65,5 +76,6 @@ export function loadConfig(env: Env): Readonly<RouterConfig> {
     connectTimeoutMs: integer(env, "LINEWATCH_CONNECT_TIMEOUT_MS", 5_000, 100, 120_000),
     waitSec: integer(env, "LINEWATCH_WAIT_SEC", 30, 1, 60),
     maxBodyBytes: integer(env, "LINEWATCH_MAX_BODY_BYTES", 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    allowUpstreamHosts,
   });
 }

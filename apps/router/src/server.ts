@@ -3,9 +3,18 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { createRouterClient, jsonLineLogger, type Logger, type Rng, type RouterClient } from "@linewatch/router-client";
+import {
+  type BaseLookup,
+  createGuardedLookup,
+  createRouterClient,
+  guardConnect,
+  jsonLineLogger,
+  type Logger,
+  type Rng,
+  type RouterClient,
+} from "@linewatch/router-client";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { Agent } from "undici";
+import { Agent, buildConnector } from "undici";
 import { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
 import type { RouterConfig } from "./config";
 import { createMetrics } from "./metrics";
@@ -19,6 +28,8 @@ export interface StartRouterOptions extends Partial<Omit<RouterConfig, "controlP
   processMetrics?: boolean;
   /** Serve the proxied routes straight from Node (default) or through Hono like every other route. */
   fastPath?: boolean;
+  /** The resolver under the upstream guard; unset: the system's (tests pass one they control). */
+  dnsLookup?: BaseLookup;
   /** Passed to the router-client (e.g. backoff, startTimeoutMs, discoveryIntervalMs). */
   clientOptions?: Partial<Parameters<typeof createRouterClient>[0]>;
 }
@@ -47,8 +58,14 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     logger,
     ...options.clientOptions,
   });
+  // Base URLs come from the control plane's tables: the same upstream guard as its prober's.
+  const allowed = options.allowUpstreamHosts ?? [];
+  const connector = buildConnector({
+    timeout: options.connectTimeoutMs ?? 5_000,
+    lookup: createGuardedLookup(allowed, options.dnsLookup) as never,
+  });
   const dispatcher = new Agent({
-    connect: { timeout: options.connectTimeoutMs ?? 5_000 },
+    connect: guardConnect(connector, allowed),
     keepAliveTimeout: 10_000,
     keepAliveMaxTimeout: 60_000,
   });

@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { protectDataDir } from "./data-dir";
 import { migrateDb } from "./migrate";
 import * as schema from "./schema/index";
 
@@ -41,10 +42,14 @@ export interface DbOptions {
   migrate?: boolean;
   /** postgres.js pool size. */
   maxConnections?: number;
+  /** Told when an existing PGlite data directory had modes open to others and they were tightened. */
+  onDataDirModesFixed?: (dir: string, fixed: number) => void;
 }
 
 export async function createDb(opts: DbOptions): Promise<Database> {
-  const database = opts.url ? createPostgres(opts.url, opts.maxConnections ?? 10) : await createPglite(opts.dataDir ?? "./.linewatch/data");
+  const database = opts.url
+    ? createPostgres(opts.url, opts.maxConnections ?? 10)
+    : await createPglite(opts.dataDir ?? "./.linewatch/data", opts.onDataDirModesFixed);
   if (opts.migrate !== false) {
     try {
       await migrateDb(database, opts.url);
@@ -139,14 +144,20 @@ async function initPgliteDataDir(dataDir: string): Promise<void> {
   }
 }
 
-async function createPglite(dataDir: string): Promise<Database> {
+async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed: number) => void): Promise<Database> {
   setFlagsFromString(WASM_FLAGS);
   if (dataDir !== "memory") {
-    mkdirSync(dataDir, { recursive: true });
-    if (!existsSync(join(dataDir, "PG_VERSION"))) await initPgliteDataDir(dataDir);
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    const fresh = !existsSync(join(dataDir, "PG_VERSION"));
+    if (fresh) await initPgliteDataDir(dataDir);
+    // The child's files come 0666 like PGlite's own; an existing directory open to others is reported.
+    const fixed = protectDataDir(dataDir);
+    if (fixed > 0 && !fresh) onModesFixed?.(dataDir, fixed);
   }
   const client = new PGlite(dataDir === "memory" ? undefined : dataDir, { startParams: pgliteStartParams });
   await client.waitReady;
+  // The files PGlite just created (all of them, in a fresh directory) come 0666.
+  if (dataDir !== "memory") protectDataDir(dataDir);
   const db = drizzlePglite({ client, schema }) as unknown as Db;
   let closed = false;
   return {

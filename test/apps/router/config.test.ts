@@ -15,6 +15,7 @@ describe("loadConfig", () => {
       connectTimeoutMs: 5_000,
       waitSec: 30,
       maxBodyBytes: 8 * 1024 * 1024,
+      allowUpstreamHosts: [],
     });
     expect(Object.isFrozen(c)).toBe(true);
   });
@@ -31,6 +32,7 @@ describe("loadConfig", () => {
       LINEWATCH_CONNECT_TIMEOUT_MS: "700",
       LINEWATCH_WAIT_SEC: "60",
       LINEWATCH_MAX_BODY_BYTES: "2048",
+      LINEWATCH_ALLOW_UPSTREAM_HOSTS: "metadata.internal, 169.254.169.254/32",
     });
     expect(c).toMatchObject({
       controlPlaneUrl: "https://cp.internal",
@@ -43,6 +45,7 @@ describe("loadConfig", () => {
       connectTimeoutMs: 700,
       waitSec: 60,
       maxBodyBytes: 2048,
+      allowUpstreamHosts: ["metadata.internal", "169.254.169.254/32"],
     });
   });
 
@@ -53,6 +56,7 @@ describe("loadConfig", () => {
     [{ LINEWATCH_URL: "http://x", PORT: "70000" }, /PORT must be an integer/],
     [{ LINEWATCH_URL: "http://x", LINEWATCH_WAIT_SEC: "61" }, /LINEWATCH_WAIT_SEC/],
     [{ LINEWATCH_URL: "http://x", LINEWATCH_UPSTREAM_TIMEOUT_MS: "1.5" }, /LINEWATCH_UPSTREAM_TIMEOUT_MS/],
+    [{ LINEWATCH_URL: "http://x", LINEWATCH_ALLOW_UPSTREAM_HOSTS: "http://a/" }, /LINEWATCH_ALLOW_UPSTREAM_HOSTS/],
   ])("rejects %j naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

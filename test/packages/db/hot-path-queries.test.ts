@@ -24,7 +24,7 @@ import {
   writeHealthIfUnchanged,
 } from "@linewatch/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { lineRow } from "../../helpers/rows";
+import { lineRow, probeResultRow } from "../../helpers/rows";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-db";
 
 let testDb: TestDatabase;
@@ -34,27 +34,8 @@ let otherLineId: string;
 const sampleIds: string[] = [];
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 
-const result = (sampleId: string, at: number, extra: Partial<ProbeResultInsert> = {}): ProbeResultInsert => ({
-  lineId,
-  sampleId,
-  startedAt: new Date(at),
-  latencyMs: 100,
-  status: 200,
-  errorClass: null,
-  hardFailure: false,
-  passed: true,
-  score: 95.5,
-  components: { length: 1, fields: 1, freshness: 1, status: 1, latency: 0.9 },
-  checks: [],
-  contentLength: 200,
-  contentHash: `h-${at}`,
-  excerpt: "fine",
-  reasons: [],
-  tokens: 42,
-  slot: null,
-  trigger: "schedule",
-  ...extra,
-});
+const result = (sampleId: string, at: number, extra: Partial<ProbeResultInsert> = {}): ProbeResultInsert =>
+  probeResultRow(lineId, sampleId, at, extra);
 
 beforeAll(async () => {
   testDb = await createTestDatabase();

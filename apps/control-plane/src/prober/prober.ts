@@ -13,6 +13,8 @@ import {
   claimDueProbesWithContext,
   completeClaims,
   deleteScheduleRow,
+  errorSummary,
+  heartbeatAndReleaseDead,
   insertScheduleRows,
   listScheduleKeys,
   type ProbeResultInsert,
@@ -43,11 +45,25 @@ export interface ProberStats {
   sent: number;
 }
 
+/**
+ * A replica beats every 2 s (scheduler.ts); one not heard from for REPLICA_STALE_MS is taken for
+ * dead and its claims are released, so the probes it had in flight run again within SPEC §6's
+ * bound (2 intervals + timeout) instead of after a lease of the longest timeout + 30 s.
+ */
+export const REPLICA_STALE_MS = 10_000;
+
 /** Attempts (a second apart) to hand a claim back while the database is unreachable. */
 const HAND_BACK_ATTEMPTS = 120;
 
 /** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
 const isProbed = (line: CachedLine) => line.adminState !== "disabled";
+
+/**
+ * The longest interval the schedule holds. The API refuses a budget past a day per sample (SPEC §6);
+ * a line stored before that (or with thousands of samples) may still ask for more, and a date that
+ * far out is invalid: such a line is left out and reported, the others are scheduled as usual.
+ */
+const MAX_SCHEDULE_MS = 365 * 86_400_000;
 
 /** A reconcile that finds the registry as the last one did skips the database, for at most this long. */
 const RECONCILE_FULL_MS = 60_000;
@@ -72,7 +88,7 @@ interface Store {
  *   one-second tick.
  */
 export class Prober {
-  readonly agent: Agent = createProbeAgent();
+  readonly agent: Agent;
   private readonly stall = new StallMeter();
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly stats_: ProberStats = { inFlight: 0, peakInFlight: 0, sent: 0 };
@@ -91,14 +107,20 @@ export class Prober {
   /** Anchored usual lengths (chars) per line/sample, as the claims brought them from health: the peers of a line. */
   private readonly anchors = new Map<string, number>();
   private reconciled: { want: Set<string>; at: number } | null = null;
+  /** Since when this replica's own heartbeats have gone through without a gap (null: not now). */
+  private beatingSince: number | null = null;
+  private lastBeat = Number.NEGATIVE_INFINITY;
+  /** Lines left out of the schedule because their interval is too long to schedule (reported once each). */
+  private unschedulable = new Set<string>();
   readonly replica: string;
 
   constructor(
-    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config">,
+    private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config" | "dnsLookup">,
     private readonly registry: RegistryCache,
     private readonly hooks: ProberHooks,
     private readonly rng: () => number = Math.random,
   ) {
+    this.agent = createProbeAgent(deps.config.allowUpstreamHosts, deps.dnsLookup);
     this.limit = pLimit(deps.config.maxInFlight);
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
     const db = deps.database.db;
@@ -120,21 +142,59 @@ export class Prober {
     return { ...this.stats_ };
   }
 
-  /** Probe a line now with every sample that applies; returns the stored results. */
-  async probeNow(lineId: string): Promise<StoredProbeResult[]> {
+  /**
+   * Tell the other replicas this one is alive, and release the claims of those that stopped
+   * beating. Only a replica whose own beats have gone through for a whole stale period judges the
+   * others: after an outage or a stall of its own, everyone's last beat is old, not only the dead's.
+   * Returns how many claims were released.
+   */
+  async heartbeat(): Promise<number> {
+    const now = this.deps.clock.now();
+    try {
+      const steady = this.beatingSince !== null && now - this.lastBeat < REPLICA_STALE_MS / 2;
+      if (!steady) this.beatingSince = now;
+      const judge = steady && this.beatingSince !== null && now - this.beatingSince >= REPLICA_STALE_MS;
+      const released = await heartbeatAndReleaseDead(
+        this.deps.database.db,
+        this.replica,
+        new Date(now),
+        judge ? new Date(now - REPLICA_STALE_MS) : null,
+      );
+      this.lastBeat = now;
+      if (released > 0) this.deps.logger.info("released the claims of replicas that stopped beating", { released });
+      return released;
+    } catch (error) {
+      this.beatingSince = null;
+      throw error;
+    }
+  }
+
+  /** Ids of the lines the last reconcile could not schedule. */
+  unschedulableLines(): string[] {
+    return [...this.unschedulable];
+  }
+
+  /**
+   * Probe a line now with every sample that applies; returns the stored results, and how many
+   * probes were sent but could not be stored (the database was unreachable).
+   */
+  async probeNow(lineId: string): Promise<{ results: StoredProbeResult[]; notStored: number }> {
     const snapshot = await this.registry.get();
     const line = snapshot.lines.get(lineId);
-    if (!line) return [];
+    if (!line) return { results: [], notStored: 0 };
     const samples = this.samplesOf(snapshot, line);
     await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
     this.busy += samples.length;
+    let notStored = 0;
     const results = await Promise.all(
       samples.map(async (sample) => {
         const input = await this.send(line, sample, "manual", null, this.anchors.get(`${line.id}/${sample.id}`) ?? null);
-        return input ? this.store(line, sample, { input, completion: null }) : null;
+        const stored = input ? await this.store(line, sample, { input, completion: null }) : null;
+        if (input && !stored) notStored++;
+        return stored;
       }),
     );
-    return results.filter((r): r is StoredProbeResult => r !== null);
+    return { results: results.filter((r): r is StoredProbeResult => r !== null), notStored };
   }
 
   /**
@@ -147,15 +207,28 @@ export class Prober {
     const snapshot = await this.registry.get();
     const now = this.deps.clock.now();
     const want = new Map<string, { lineId: string; sampleId: string; offset: number }>();
+    const unschedulable = new Set<string>();
     for (const line of snapshot.lines.values()) {
       if (!isProbed(line)) continue;
       const samples = this.samplesOf(snapshot, line);
       const interval = probeIntervalMs(line, samples.length);
-      if (!Number.isFinite(interval)) continue;
+      if (!(interval <= MAX_SCHEDULE_MS)) {
+        unschedulable.add(line.id);
+        if (!this.unschedulable.has(line.id))
+          this.deps.logger.warn(
+            "line cannot be scheduled: its probe budget stretches the interval too far; fix dailyQuota or probeBudgetPct",
+            {
+              line: line.name,
+              intervalSec: interval / 1000,
+            },
+          );
+        continue;
+      }
       const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
       for (const [k, sample] of samples.entries())
         want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 });
     }
+    this.unschedulable = unschedulable;
     const last = this.reconciled;
     if (last && now - last.at < RECONCILE_FULL_MS && last.want.size === want.size && [...want.keys()].every((k) => last.want.has(k)))
       return;
@@ -215,7 +288,8 @@ export class Prober {
 
   /**
    * The lease covers the longest timeout a probe may take, plus slack for storing the result; kept
-   * per registry snapshot (a claim uses the one of the snapshot the previous claim saw).
+   * per registry snapshot (a claim uses the one of the snapshot the previous claim saw). It is the
+   * backstop: a dead replica's claims are released sooner through the heartbeats (heartbeat()).
    */
   private leaseMs(snapshot: RegistrySnapshot): number {
     if (this.leaseOf?.snapshot !== snapshot) {
@@ -266,7 +340,7 @@ export class Prober {
     this.track(
       this.runDue().catch((error: unknown) => {
         this.moreDue = false; // the next tick tries again
-        this.deps.logger.warn("cannot claim due probes", { error: String(error) });
+        this.deps.logger.warn("cannot claim due probes", errorSummary(error));
       }),
     );
   }
@@ -280,7 +354,7 @@ export class Prober {
   private async syncBaselines(pairs: { lineId: string; sampleId: string }[]): Promise<void> {
     await this.baselines
       .sync(this.deps.database.db, pairs)
-      .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", { error: String(error) }));
+      .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", errorSummary(error)));
   }
 
   private async runClaimed(row: ClaimedProbe, fast: boolean): Promise<void> {
@@ -298,7 +372,8 @@ export class Prober {
     const now = this.deps.clock.now();
     // Keep the cadence of regular slots: a confirming probe stands in front of a regular slot and
     // hands it back (regularAt), so samples never bunch up. Never schedule into the past.
-    let next = row.trigger === "confirm" ? (row.regularAt ?? now + interval) : slot + interval;
+    const step = Math.min(interval, MAX_SCHEDULE_MS);
+    let next = row.trigger === "confirm" ? (row.regularAt ?? now + step) : slot + step;
     if (next <= now) next = now + jitterOffsetMs(this.rng, Math.min(interval, 5_000));
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.store(line, sample, { input, completion });
@@ -322,7 +397,7 @@ export class Prober {
         line: line.name,
         sample: sample.name,
         timeoutMs: probeTimeoutMs(line, sample),
-        error: String(error),
+        ...errorSummary(error),
       });
       return null;
     } finally {
@@ -369,7 +444,8 @@ export class Prober {
     try {
       result = await this.stores.add(item);
     } catch (error) {
-      if (item.input) this.deps.logger.error("cannot store a probe result", { line: line.name, sample: sample.name, error: String(error) });
+      if (item.input)
+        this.deps.logger.error("cannot store a probe result", { line: line.name, sample: sample.name, ...errorSummary(error) });
       const completion = item.completion;
       if (completion) await this.handBack(() => completeClaims(this.deps.database.db, this.replica, [completion]), line.name, sample.name);
       return null;
@@ -386,7 +462,7 @@ export class Prober {
     await this.hooks
       .onResult(result)
       .catch((error: unknown) =>
-        this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, error: String(error) }),
+        this.deps.logger.error("cannot apply a probe result", { line: line.name, sample: sample.name, ...errorSummary(error) }),
       );
     return result;
   }
@@ -402,7 +478,7 @@ export class Prober {
         await complete();
         return;
       } catch (error) {
-        if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, error: String(error) });
+        if (attempt === 1) this.deps.logger.error("cannot reschedule a probe; retrying", { line, sample, ...errorSummary(error) });
         if (this.closed || attempt >= HAND_BACK_ATTEMPTS) return;
         await new Promise((r) => setTimeout(r, 1_000));
       }

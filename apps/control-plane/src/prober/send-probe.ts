@@ -1,5 +1,6 @@
 import type { ErrorClass, ProbeHttpRequest } from "@linewatch/core";
-import { Agent, request, errors as undiciErrors } from "undici";
+import { type BaseLookup, createGuardedLookup, guardConnect } from "@linewatch/router-client";
+import { Agent, buildConnector, request, errors as undiciErrors } from "undici";
 
 /** Bytes of an answer we read at most: a probe needs the answer, not a runaway stream. */
 export const MAX_PROBE_BODY_BYTES = 1024 * 1024;
@@ -12,9 +13,15 @@ export interface HttpOutcome {
   errorMessage?: string;
 }
 
-/** One keep-alive agent for every probe; redirects are never followed (a 3xx is a failed probe). */
-export function createProbeAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 30_000, connections: 32, connect: { timeout: 5_000 } });
+/**
+ * One keep-alive agent for every probe; redirects are never followed (a 3xx is a failed probe).
+ * Every connection goes through the upstream guard: a name that resolves to a metadata or
+ * link-local address, or such a literal address (IPv6 forms that carry one included), is refused
+ * before connecting. `lookup` is the resolver under the guard (tests pass their own).
+ */
+export function createProbeAgent(allowed: readonly string[], lookup?: BaseLookup): Agent {
+  const connector = buildConnector({ timeout: 5_000, lookup: createGuardedLookup(allowed, lookup) as never });
+  return new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 30_000, connections: 32, connect: guardConnect(connector, allowed) });
 }
 
 function classify(error: unknown, timedOut: boolean): { errorClass: ErrorClass; message: string } {

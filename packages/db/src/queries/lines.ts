@@ -1,5 +1,5 @@
 import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewatch/core";
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
 
@@ -12,7 +12,9 @@ export interface LineWrite {
   baseUrl: string;
   model: string;
   apiKeyEnc: string | null;
-  headers: Record<string, string>;
+  /** Header names → whether each has a value; the values go sealed in headersEnc. */
+  headers: Record<string, boolean>;
+  headersEnc?: string | null;
   routes: RouteMembership[];
   probeIntervalSec: number;
   timeoutMs: number | null;
@@ -22,7 +24,10 @@ export interface LineWrite {
   adminState: AdminState;
 }
 
-export function toLine(row: LineRow, memberships: RouteMembership[]): Line & { updatedAt: string } {
+/** A line as the API shows it: header names with whether each has a value, never the values. */
+export type LineView = Omit<Line, "headers"> & { headers: Record<string, { hasValue: boolean }>; updatedAt: string };
+
+export function toLine(row: LineRow, memberships: RouteMembership[]): LineView {
   return {
     id: row.id,
     name: row.name,
@@ -30,7 +35,7 @@ export function toLine(row: LineRow, memberships: RouteMembership[]): Line & { u
     protocol: row.protocol as Protocol,
     baseUrl: row.baseUrl,
     model: row.model,
-    headers: row.headers,
+    headers: Object.fromEntries(Object.entries(row.headers).map(([name, v]) => [name, { hasValue: typeof v === "string" ? v !== "" : v }])),
     routes: memberships,
     probeIntervalSec: row.probeIntervalSec,
     timeoutMs: row.timeoutMs,
@@ -125,6 +130,22 @@ export async function updateLine(db: Db, id: string, patch: Partial<LineWrite>, 
 export async function deleteLine(db: Db, id: string): Promise<boolean> {
   const deleted = await db.delete(lines).where(eq(lines.id, id)).returning({ id: lines.id });
   return deleted.length > 0;
+}
+
+/** Swap a line's sealed headers, only while it still holds `expected` (as replaceLineApiKeyEnc). */
+export async function replaceLineHeadersEnc(
+  db: Db,
+  id: string,
+  expected: { headers: Record<string, boolean | string>; headersEnc: string | null },
+  next: { headers: Record<string, boolean>; headersEnc: string | null },
+): Promise<boolean> {
+  const unchanged = expected.headersEnc === null ? isNull(lines.headersEnc) : eq(lines.headersEnc, expected.headersEnc);
+  const rows = await db
+    .update(lines)
+    .set(next)
+    .where(and(eq(lines.id, id), unchanged, sql`${lines.headers} = ${JSON.stringify(expected.headers)}::jsonb`))
+    .returning({ id: lines.id });
+  return rows.length > 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { type Health, type LengthTrack, parseHealth, parseLengthTrack } from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { lineHealth, probeResults, probeSchedule } from "../schema/index";
+import { lineHealth, probeResults, probeSchedule, replicas } from "../schema/index";
 import { type ClaimCompletion, executeRows, jsonRowsParam } from "./probe-results";
 
 export interface ScheduleRow {
@@ -174,6 +174,41 @@ export async function releaseClaimsOf(db: Db, replica: string): Promise<number> 
     .update(probeSchedule)
     .set({ claimedBy: null, claimedUntil: null })
     .where(eq(probeSchedule.claimedBy, replica))
+    .returning({ lineId: probeSchedule.lineId });
+  return released.length;
+}
+
+/**
+ * Record that `replica` is alive at `now`, and release the claims of every replica whose heartbeat
+ * is older than `staleBefore` (or that never sent one): its process is gone, so what it claimed is
+ * due again now rather than when its lease ends. Replicas not heard from for a day are forgotten.
+ * One statement; returns how many claims were released.
+ */
+export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date, staleBefore: Date | null): Promise<number> {
+  const result = await db.execute(sql`
+    with beat as (
+      insert into ${replicas} (id, heartbeat_at) values (${replica}, ${now.toISOString()}::timestamptz)
+      on conflict (id) do update set heartbeat_at = excluded.heartbeat_at
+      returning id),
+    forgotten as (
+      delete from ${replicas} where heartbeat_at < ${new Date(now.getTime() - 86_400_000).toISOString()}::timestamptz and id <> ${replica}
+      returning id),
+    released as (
+      update ${probeSchedule} set claimed_by = null, claimed_until = null
+      where ${staleBefore !== null} and claimed_by is not null and claimed_by <> ${replica}
+        and claimed_by not in (
+          select id from ${replicas} where heartbeat_at >= ${(staleBefore ?? now).toISOString()}::timestamptz)
+      returning 1)
+    select (select count(*) from released)::int as released, (select count(*) from beat)::int as beat, (select count(*) from forgotten)::int as forgotten`);
+  return executeRows<{ released: number }>(result)[0]?.released ?? 0;
+}
+
+/** Release every claim, whoever holds it: for a database only one process can use (the embedded one), at start. */
+export async function releaseAllClaims(db: Db): Promise<number> {
+  const released = await db
+    .update(probeSchedule)
+    .set({ claimedBy: null, claimedUntil: null })
+    .where(sql`${probeSchedule.claimedBy} is not null`)
     .returning({ lineId: probeSchedule.lineId });
   return released.length;
 }

@@ -3,6 +3,7 @@ export * from "./line-health";
 export * from "./lines";
 export * from "./probe-results";
 export * from "./probe-schedule";
+export * from "./replicas";
 export * from "./routes";
 export * from "./samples";
 export * from "./tables";

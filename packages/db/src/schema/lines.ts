@@ -11,7 +11,14 @@ export const lines = pgTable("lines", {
   model: text("model").notNull(),
   /** AES-256-GCM ciphertext (see control-plane secrets); never the plain key. */
   apiKeyEnc: text("api_key_enc"),
-  headers: jsonb("headers").$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
+  /**
+   * Header names, each with whether it has a value (`true`/`false`); the values are secrets and
+   * live sealed in `headers_enc`. A string here is a value stored before they were sealed: the
+   * control plane seals it at start (sealLegacyHeaders).
+   */
+  headers: jsonb("headers").$type<Record<string, boolean | string>>().notNull().default(sql`'{}'::jsonb`),
+  /** The header map (name → value) as one AES-256-GCM ciphertext, like apiKeyEnc; null: no headers. */
+  headersEnc: text("headers_enc"),
   probeIntervalSec: integer("probe_interval_sec").notNull().default(45),
   timeoutMs: integer("timeout_ms"),
   dailyQuota: integer("daily_quota"),

@@ -22,7 +22,9 @@ const ECHO_KEY = "sk-echo-new-27182818284";
 /** Only ever sent in requests that fail: it must not come back or be logged. */
 const REJECTED_KEY = "sk-rejected-161803398874";
 const HEADER_SECRET = "hdr-secret-0c0ffee0c0ffee";
-const SECRETS = [LAB_KEY, ECHO_KEY_OLD, ECHO_KEY, REJECTED_KEY];
+/** Header values on the lab line: every header value is a secret, whatever its name (issue 15 item 3). */
+const LAB_HEADERS = { "x-api-key": "sk-ant-hdr-5a5a5a5a5a", "api-key": "azure-hdr-6b6b6b6b6b", "X-Org": "org-hdr-7c7c7c7c7c" };
+const SECRETS = [LAB_KEY, ECHO_KEY_OLD, ECHO_KEY, REJECTED_KEY, HEADER_SECRET, ...Object.values(LAB_HEADERS)];
 
 let cp: TestControlPlane;
 let lab: Lab;
@@ -53,7 +55,7 @@ beforeAll(async () => {
   const base = { tier: "paid", protocol: "openai-chat", model: "lab-model", routes: [{ route: "chat", weight: 1 }] };
   const labLine = await send("create lab line", "/v1/lines", {
     method: "POST",
-    json: { ...base, name: "keyed", baseUrl: lab.baseUrl("keyed"), apiKey: LAB_KEY },
+    json: { ...base, name: "keyed", baseUrl: lab.baseUrl("keyed"), apiKey: LAB_KEY, headers: LAB_HEADERS },
     token,
   });
   ids.lab = ((await labLine.json()) as { id: string }).id;
@@ -130,6 +132,12 @@ describe("the keys are really used", () => {
     // The echo line failed every probe and left the table; the lab line carries its key there.
     const text = await (await cp.request("/v1/tables/chat", { token: tokens.router })).text();
     expect(text).toContain(LAB_KEY);
+    for (const value of Object.values(LAB_HEADERS)) expect(text).toContain(value);
+  });
+
+  it("come back as header names with hasValue, never the values", async () => {
+    const line = (await (await cp.request(`/v1/lines/${ids.lab}`, { token: tokens.admin })).json()) as { headers: unknown };
+    expect(line.headers).toEqual({ "x-api-key": { hasValue: true }, "api-key": { hasValue: true }, "X-Org": { hasValue: true } });
   });
 });
 
@@ -202,12 +210,16 @@ describe("never in", () => {
       const rows = await queryRows<{ row: string }>(cp.database, `select t::text as row from "${table_name}" t`);
       expect(containsSecret(rows.map((r) => r.row).join("\n")), table_name).toEqual([]);
     }
-    const lines = await queryRows<{ name: string; api_key_enc: string }>(cp.database, "select name, api_key_enc from lines order by name");
+    const lines = await queryRows<{ name: string; api_key_enc: string; headers_enc: string }>(
+      cp.database,
+      "select name, api_key_enc, headers_enc from lines order by name",
+    );
     const box = createSecretBox(SECRET_KEY);
     expect(lines.map((l) => [l.name, l.api_key_enc.startsWith("v1:"), box.decrypt(l.api_key_enc)])).toEqual([
       ["echo", true, ECHO_KEY],
       ["keyed", true, LAB_KEY],
     ]);
+    expect(lines.map((l) => JSON.parse(box.decrypt(l.headers_enc)))).toEqual([{ "x-api-token": HEADER_SECRET }, LAB_HEADERS]);
   });
 });
 

@@ -1,11 +1,11 @@
 // Upstream URL guard: a line's baseUrl is where its key is sent, so it must not reach cloud metadata
 // or anything link-local, literally, through a DNS name, or through an upstream's redirect.
 import type { LookupAddress } from "node:dns";
+import { createGuardedLookup, upstreamUrlProblem } from "@linewatch/router-client";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { createProbeAgent } from "../../../../apps/control-plane/src/prober/send-probe";
-import { createGuardedLookup, upstreamUrlProblem } from "../../../../apps/control-plane/src/url-guard";
 import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { expectEnvelope, queryRows } from "./helpers";
 import { startTinyServer, type TinyServer } from "./upstreams";
@@ -190,7 +190,7 @@ describe("redirects", () => {
   });
 
   it("are not followed by the prober's agent itself either (undici's request has no redirect interceptor)", async () => {
-    const agent = createProbeAgent();
+    const agent = createProbeAgent([]);
     try {
       const res = await request(`${redirecting.url}/v1/chat/completions`, { method: "POST", body: "{}", dispatcher: agent });
       expect(res.statusCode).toBe(302);

@@ -100,6 +100,11 @@ const keys = fc.oneof(
     "freeShareCap",
     "onAllDown",
     "adminState",
+    "dailyQuota",
+    "probeBudgetPct",
+    "headers",
+    "contains",
+    "messages",
   ),
   strings,
 );
@@ -139,30 +144,51 @@ const rawText = fc.oneof(
   fc.string({ unit: "binary", maxLength: 60 }),
 );
 
+/** Probe budgets around the one-probe-a-day bound (issue 15 item 0), and far from it. */
+const budget = {
+  dailyQuota: fc.oneof(
+    fc.constantFrom(1, 2, 19, 20, 21, 100, 1_000_000_000),
+    fc.integer({ min: 1, max: 1_000_000_000 }),
+    fc.constant(null),
+  ),
+  probeBudgetPct: fc.oneof(fc.constantFrom(1e-7, 1e-10, 0.001, 4.99, 5, 100), fc.double({ min: 1e-12, max: 100, noNaN: true })),
+};
+/** Header values: ordinary, secret-looking, and every kind of string the fuzz knows (lone surrogates included). */
+const headerValues = fc.dictionary(
+  fc.constantFrom("x-api-key", "api-key", "authorization", "x-custom", "X-Mixed-Case"),
+  fc.oneof(fc.constantFrom("Bearer sk-prop-1", "v"), strings),
+  { maxKeys: 3 },
+);
+
 const name = fc.oneof(fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), nastyStrings);
 
 /** A valid body for the route, to mutate: random JSON alone rarely gets past the first check. */
 function validBody(op: Operation): fc.Arbitrary<Record<string, unknown>> {
   const p = op.path;
   if (op.method === "POST" && p === "/v1/lines") {
-    return fc.record({
-      name,
-      tier: fc.constantFrom("paid", "free"),
-      protocol: fc.constant("openai-chat"),
-      baseUrl: fc.constantFrom("http://127.0.0.1:9/v1", "https://api.example.com/v1"),
-      model: fc.constant("m"),
-      apiKey: fc.constant("sk-property-0000"),
-      routes: fc.constantFrom(
-        [{ route: "r1", weight: 1 }],
-        [],
-        [
-          { route: "r2", weight: 5 },
-          { route: "r1", weight: 0 },
-        ],
-      ),
-      probeIntervalSec: fc.integer({ min: 1, max: 86_400 }),
-      maxShare: fc.double({ min: 0, max: 1, noNaN: true }),
-    });
+    return fc.record(
+      {
+        name,
+        tier: fc.constantFrom("paid", "free"),
+        protocol: fc.constant("openai-chat"),
+        baseUrl: fc.constantFrom("http://127.0.0.1:9/v1", "https://api.example.com/v1"),
+        model: fc.constant("m"),
+        apiKey: fc.constant("sk-property-0000"),
+        routes: fc.constantFrom(
+          [{ route: "r1", weight: 1 }],
+          [],
+          [
+            { route: "r2", weight: 5 },
+            { route: "r1", weight: 0 },
+          ],
+        ),
+        probeIntervalSec: fc.integer({ min: 1, max: 86_400 }),
+        maxShare: fc.double({ min: 0, max: 1, noNaN: true }),
+        ...budget,
+        headers: headerValues,
+      },
+      { requiredKeys: ["name", "tier", "protocol", "baseUrl", "model", "routes"] },
+    );
   }
   if (op.method === "PATCH" && p.startsWith("/v1/lines")) {
     return fc.record(
@@ -170,6 +196,9 @@ function validBody(op: Operation): fc.Arbitrary<Record<string, unknown>> {
         probeIntervalSec: fc.integer({ min: 1, max: 86_400 }),
         adminState: fc.constantFrom("active", "drained", "disabled"),
         routes: fc.constantFrom([{ route: "r1", weight: 2 }], []),
+        model: strings,
+        ...budget,
+        headers: headerValues,
       },
       { requiredKeys: [] },
     );
@@ -178,8 +207,14 @@ function validBody(op: Operation): fc.Arbitrary<Record<string, unknown>> {
     return fc.record({
       name,
       protocol: fc.constant("openai-chat"),
-      request: fc.constant({ messages: [{ role: "user", content: "hi {{nonce}}" }] }),
-      expect: fc.constant({ minLength: 1 }),
+      request: fc.oneof(
+        fc.constant({ messages: [{ role: "user", content: "hi {{nonce}}" }] }),
+        strings.map((content) => ({ messages: [{ role: "user", content }] })),
+      ),
+      expect: fc.oneof(
+        fc.constant({ minLength: 1 }),
+        strings.map((c) => ({ contains: [c] })),
+      ),
       weight: fc.integer({ min: 0, max: 100 }),
     });
   }
@@ -356,6 +391,12 @@ describe("random JSON at every write route", () => {
           } else if (res.status !== 204) {
             JSON.parse(text);
           }
+          // Header values are secrets (issue 15 item 3): an accepted line never echoes one back.
+          const sent = b.kind === "json" && b.value && typeof b.value === "object" ? (b.value as { headers?: unknown }).headers : undefined;
+          if (res.status < 300 && sent && typeof sent === "object") {
+            for (const v of Object.values(sent))
+              if (typeof v === "string" && v.length >= 6) expect(text, what).not.toContain(JSON.stringify(v));
+          }
         }),
         { numRuns: RUNS, endOnFailure: true },
       );
@@ -365,5 +406,14 @@ describe("random JSON at every write route", () => {
     const refused = [...statuses].filter(([k]) => / 4\d\d$/.test(k)).reduce((n, [, c]) => n + c, 0);
     expect(accepted).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(writes.length * RUNS * 0.3);
+    // Whatever was accepted left the control plane working: the schedule reconciles, a line registers.
+    await cp.engine.registry.changed();
+    await cp.engine.prober.reconcile();
+    const after = await cp.request("/v1/lines", {
+      method: "POST",
+      token: tokens.admin,
+      json: { name: "after-fuzz", tier: "paid", protocol: "openai-chat", baseUrl: "http://127.0.0.1:9/v1", model: "m" },
+    });
+    expect(after.status, await after.clone().text()).toBe(201);
   }, 600_000);
 });

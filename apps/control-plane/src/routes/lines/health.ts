@@ -12,9 +12,9 @@ import {
 import { getLineHealth, latestLineResults, probeSpend, type StoredProbeResult } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
-import { NotFoundError } from "../../errors";
+import { ApiError, NotFoundError } from "../../errors";
 
-import { createRouter, errorResponses, IdParam, isUuid, json } from "../common";
+import { createRouter, ErrorSchema, errorResponses, IdParam, isUuid, json } from "../common";
 import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
 
 const tags = ["lines"];
@@ -55,14 +55,26 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
       tags,
       summary: "Probe the line now with every sample that applies; returns the results",
       request: { params: IdParam },
-      responses: { 200: json(ProbeRunSchema, "The probe results"), ...errorResponses },
+      responses: {
+        200: json(ProbeRunSchema, "The probe results"),
+        ...errorResponses,
+        503: { content: { "application/json": { schema: ErrorSchema } }, description: "Probed, but the results could not be stored" },
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       const snapshot = await engine.registry.get();
       const line = isUuid(id) ? snapshot.lines.get(id) : undefined;
       if (!line) throw new NotFoundError(`line ${id}`);
-      const results = await engine.prober.probeNow(id);
+      const { results, notStored } = await engine.prober.probeNow(id);
+      if (notStored > 0) {
+        // The upstream was asked, but nothing of it is on record: say so instead of an empty 200.
+        throw new ApiError(
+          503,
+          "unavailable",
+          `the line was probed, but ${notStored} of ${notStored + results.length} results could not be stored (the database is unavailable); nothing was recorded for them`,
+        );
+      }
       return c.json({ results: results.map((r) => resultView({ ...r, sampleName: snapshot.samples.get(r.sampleId)?.name ?? "" })) }, 200);
     },
   );

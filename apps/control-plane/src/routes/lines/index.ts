@@ -1,13 +1,27 @@
 import { createRoute } from "@hono/zod-openapi";
-import type { AdminState } from "@linewatch/core";
-import { deleteLine, getLine, getRouteRow, insertLine, isUniqueViolation, type LineWrite, listLines, updateLine } from "@linewatch/db";
+import { type AdminState, budgetFloorMs, type ProbeBudget } from "@linewatch/core";
+import {
+  deleteLine,
+  errorSummary,
+  getLine,
+  getRouteRow,
+  insertLine,
+  isUniqueViolation,
+  type LineWrite,
+  listLines,
+  updateLine,
+} from "@linewatch/db";
+import { upstreamUrlProblem } from "@linewatch/router-client";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { upstreamUrlProblem } from "../../url-guard";
+import { sealHeaders } from "../../line-headers";
 import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
 import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
 
 const tags = ["lines"];
+
+/** The longest interval a probe budget may stretch a line's schedule to: a day (SPEC §3's probeIntervalSec bound). */
+export const MAX_BUDGET_INTERVAL_MS = 86_400_000;
 
 export interface LineHooks {
   /** Called after a change that may alter the tables of these routes. */
@@ -32,6 +46,28 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
     }
   }
 
+  /**
+   * SPEC §6 stretches the interval to keep probes within probeBudgetPct of dailyQuota; a budget of
+   * less than one probe a day would stretch it past a day (or past what a date can hold), so the
+   * pair is refused here, before anything is written, naming both fields.
+   */
+  function checkBudget(budget: ProbeBudget) {
+    const floorMs = budgetFloorMs(budget, 1);
+    if (floorMs <= MAX_BUDGET_INTERVAL_MS) return;
+    const message = `dailyQuota × probeBudgetPct / 100 must allow at least one probe a day (an interval of at most ${MAX_BUDGET_INTERVAL_MS / 1000} s); got ${(budget.dailyQuota ?? 0) * (budget.probeBudgetPct / 100)}`;
+    throw new ValidationError(`dailyQuota, probeBudgetPct: ${message}`, [
+      { field: "dailyQuota", message },
+      { field: "probeBudgetPct", message },
+    ]);
+  }
+
+  /** A change that is stored stays stored: a hook that fails after it is logged (the next reconcile retries), never a 500. */
+  async function afterWrite(what: string, apply: () => Promise<void>) {
+    await apply().catch((error: unknown) =>
+      deps.logger.error("a stored line change could not be applied yet", { what, error: errorSummary(error) }),
+    );
+  }
+
   const duplicateName = (name: string | undefined) =>
     new ConflictError(`a line named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
 
@@ -46,6 +82,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
     }),
     async (c) => {
       const body: LineCreate = c.req.valid("json");
+      checkBudget({ probeIntervalSec: body.probeIntervalSec, dailyQuota: body.dailyQuota ?? null, probeBudgetPct: body.probeBudgetPct });
       await checkRefs(body);
       const write: LineWrite = {
         name: body.name,
@@ -54,7 +91,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
         baseUrl: body.baseUrl,
         model: body.model,
         apiKeyEnc: body.apiKey ? deps.secrets.encrypt(body.apiKey) : null,
-        headers: body.headers ?? {},
+        ...sealHeaders(deps.secrets, body.headers ?? {}),
         routes: body.routes,
         probeIntervalSec: body.probeIntervalSec,
         timeoutMs: body.timeoutMs ?? null,
@@ -66,7 +103,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
       const line = await insertLine(db, write).catch((e: unknown) => {
         throw isUniqueViolation(e) ? duplicateName(body.name) : e;
       });
-      await hooks.linesChanged(line.routes.map((r) => r.route));
+      await afterWrite("line created", () => hooks.linesChanged(line.routes.map((r) => r.route)));
       c.header("Location", `/v1/lines/${line.id}`);
       return c.json(line, 201);
     },
@@ -114,17 +151,24 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
       const body: LinePatch = c.req.valid("json");
       const before = isUuid(id) ? await getLine(db, id) : null;
       if (!before) throw new NotFoundError(`line ${id}`);
+      checkBudget({
+        probeIntervalSec: body.probeIntervalSec ?? before.probeIntervalSec,
+        dailyQuota: body.dailyQuota === undefined ? before.dailyQuota : body.dailyQuota,
+        probeBudgetPct: body.probeBudgetPct ?? before.probeBudgetPct,
+      });
       await checkRefs(body);
-      const { apiKey, ...rest } = body;
+      const { apiKey, headers, ...rest } = body;
       const patch: Partial<LineWrite> = { ...rest } as Partial<LineWrite>;
+      if (headers !== undefined) Object.assign(patch, sealHeaders(deps.secrets, headers));
       if (apiKey !== undefined) patch.apiKeyEnc = apiKey === null ? null : deps.secrets.encrypt(apiKey);
       const line = await updateLine(db, id, patch, new Date(deps.clock.now())).catch((e: unknown) => {
         throw isUniqueViolation(e) ? duplicateName(body.name) : e;
       });
       if (!line) throw new NotFoundError(`line ${id}`);
       const routes = [...new Set([...before.routes, ...line.routes].map((r) => r.route))];
-      if (line.adminState !== before.adminState) await hooks.adminStateChanged(line.id, line.adminState, routes);
-      else await hooks.linesChanged(routes);
+      await afterWrite("line changed", () =>
+        line.adminState !== before.adminState ? hooks.adminStateChanged(line.id, line.adminState, routes) : hooks.linesChanged(routes),
+      );
       return c.json(line, 200);
     },
   );
@@ -142,7 +186,7 @@ export function lineRoutes(deps: AppDeps, hooks: LineHooks) {
       const { id } = c.req.valid("param");
       const before = isUuid(id) ? await getLine(db, id) : null;
       if (!before || !(await deleteLine(db, id))) throw new NotFoundError(`line ${id}`);
-      await hooks.linesChanged(before.routes.map((r) => r.route));
+      await afterWrite("line deleted", () => hooks.linesChanged(before.routes.map((r) => r.route)));
       return c.body(null, 204);
     },
   );

@@ -36,7 +36,10 @@ const fields = {
   baseUrl: HttpUrl,
   model: z.string().min(1).max(200).openapi({ example: "gpt-4o-mini" }),
   apiKey: z.string().min(1).max(4096).openapi({ description: "Stored encrypted; never returned" }),
-  headers: z.record(HeaderName, z.string().max(4096)).refine((h) => Object.keys(h).length <= 50, "at most 50 headers"),
+  headers: z
+    .record(HeaderName, z.string().max(4096))
+    .refine((h) => Object.keys(h).length <= 50, "at most 50 headers")
+    .openapi({ description: "Extra headers sent to the upstream (e.g. x-api-key, api-key); values stored encrypted, never returned" }),
   routes: Memberships,
   probeIntervalSec: z.number().int().min(1).max(86_400),
   timeoutMs: z.number().int().min(100).max(600_000),
@@ -92,7 +95,9 @@ export const LineSchema = z
     protocol: fields.protocol,
     baseUrl: z.string(),
     model: z.string(),
-    headers: z.record(z.string(), z.string()),
+    headers: z
+      .record(z.string(), z.object({ hasValue: z.boolean() }))
+      .openapi({ description: "Header names; the values are secrets and never come back", example: { "x-api-key": { hasValue: true } } }),
     routes: z.array(RouteMembershipSchema),
     probeIntervalSec: z.number().int(),
     timeoutMs: z.number().int().nullable(),

@@ -95,13 +95,56 @@ export function compileAllowList(allowed: readonly string[]): UpstreamAllowList 
   return list;
 }
 
-/** Why this resolved (or literal) address may not be probed, or null. */
+/** An IPv6 address as 8 groups of 16 bits (`::` expanded, a trailing dotted quad read as two groups), or null. */
+export function ipv6Groups(address: string): number[] | null {
+  if (isIP(address) !== 6) return null;
+  let text = address.replace(/%.*$/, ""); // a zone id (fe80::1%eth0) names no bits
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
+  const left = parse(head);
+  const right = tail === undefined ? [] : parse(tail);
+  const groups = tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+  return groups.length === 8 && groups.every((g) => Number.isInteger(g) && g >= 0 && g <= 0xffff) ? groups : null;
+}
+
+const quadOf = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, each of which the network may deliver to: mapped
+ * (::ffff:a.b.c.d), compatible (::a.b.c.d, deprecated but still routed by some stacks), NAT64's
+ * well-known prefix (64:ff9b::/96), 6to4 (2002:AABB:CCDD::/48) and Teredo (2001:0::/32, the server
+ * in bits 32–63 and the client, inverted, in the last 32 bits). Empty for anything else.
+ */
+export function embeddedIPv4(address: string): string[] {
+  const g = ipv6Groups(address);
+  if (!g) return [];
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(5) && g5 === 0xffff) return [quadOf(g6, g7)]; // mapped
+  if (zeroTo(6) && (g6 !== 0 || g7 > 1)) return [quadOf(g6, g7)]; // compatible (not :: or ::1)
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return [quadOf(g6, g7)]; // NAT64
+  if (g0 === 0x2002) return [quadOf(g1, g2)]; // 6to4
+  if (g0 === 0x2001 && g1 === 0) return [quadOf(g2, g3), quadOf(g6 ^ 0xffff, g7 ^ 0xffff)]; // Teredo
+  return [];
+}
+
+/** Why this resolved (or literal) address may not be probed, or null. An IPv6 address is checked with the IPv4 ones it carries. */
 export function addressProblem(address: string, allow: UpstreamAllowList): string | null {
   const type = family(address);
   if (!type) return null;
   if (allow.addresses.check(address, type)) return null;
   if (metadata.check(address, type)) return `${address} is a cloud metadata address`;
   if (linkLocal.check(address, type)) return `${address} is link-local`;
+  for (const v4 of type === "ipv6" ? embeddedIPv4(address) : []) {
+    if (allow.addresses.check(v4, "ipv4")) continue;
+    if (metadata.check(v4, "ipv4")) return `${address} carries ${v4}, a cloud metadata address`;
+    if (linkLocal.check(v4, "ipv4")) return `${address} carries ${v4}, which is link-local`;
+  }
   return null;
 }
 
@@ -128,7 +171,8 @@ export function upstreamUrlProblem(baseUrl: string, allowed: readonly string[]):
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-type BaseLookup = (
+/** A resolver with dns.lookup's `all: true` shape: the system's, or a test's. */
+export type BaseLookup = (
   hostname: string,
   options: LookupOptions & { all: true },
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
@@ -139,10 +183,10 @@ export class UpstreamAddressError extends Error {
 }
 
 /**
- * A `lookup` for the prober's undici agent (`connect: { lookup }`): a host *name* whose addresses
- * include a link-local or metadata one is refused before any connection is made, so a DNS name
- * (or a rebinding one) cannot reach what a literal address may not. Every address of the name is
- * checked, not only the one picked. Literal addresses never reach a lookup; the API refuses those.
+ * A `lookup` for an undici agent (`connect: { lookup }`): a host *name* whose addresses include a
+ * link-local or metadata one is refused before any connection is made, so a DNS name (or a
+ * rebinding one) cannot reach what a literal address may not. Every address of the name is
+ * checked, not only the one picked. Literal addresses never reach a lookup: guardConnect checks those.
  */
 export function createGuardedLookup(allowed: readonly string[], base: BaseLookup = dnsLookup as unknown as BaseLookup) {
   const allow = compileAllowList(allowed);
@@ -166,5 +210,29 @@ export function createGuardedLookup(allowed: readonly string[], base: BaseLookup
       if (!first) return callback(Object.assign(new Error(`no address for ${hostname}`), { code: "ENOTFOUND" }), "");
       callback(null, first.address, first.family);
     });
+  };
+}
+
+type Connector<O, C> = (options: O, callback: C) => void;
+
+/**
+ * Wrap an undici connector (`buildConnector({ lookup: createGuardedLookup(...) })`) so that a
+ * literal address is checked at connect time too: the API refuses such base URLs, but a line stored
+ * before a rule existed, or a table a router pulled, must still not reach them.
+ */
+export function guardConnect<O extends { hostname: string }, C extends (error: Error, socket: null) => void>(
+  base: Connector<O, C>,
+  allowed: readonly string[],
+): Connector<O, C> {
+  const allow = compileAllowList(allowed);
+  return (options, callback) => {
+    const host = normalizeHost(options.hostname);
+    const problem = allow.names.has(host) ? null : addressProblem(host, allow);
+    if (problem) {
+      const error = new UpstreamAddressError(`upstream ${host} refused: ${problem} (allow it with LINEWATCH_ALLOW_UPSTREAM_HOSTS)`);
+      queueMicrotask(() => callback(error, null));
+      return;
+    }
+    base(options, callback);
   };
 }
