@@ -1,6 +1,8 @@
-import type { AdminState } from "@linewatch/core";
+import type { AdminState, LiveEvidence } from "@linewatch/core";
 import {
+  deleteOldLineOutcomes,
   deleteOldProbeResults,
+  lineOutcomes,
   listRouteRows,
   probeResults,
   REWRITTEN_TABLES,
@@ -11,6 +13,8 @@ import {
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
+import { createLiveMetrics } from "./live/live-metrics";
+import { LiveService } from "./live/live-service";
 import { createMetrics, type Metrics, readScrapeState } from "./metrics";
 import { Prober } from "./prober/prober";
 import { RegistryCache } from "./registry-cache";
@@ -23,6 +27,13 @@ export class Engine {
   readonly health: HealthService;
   readonly prober: Prober;
   readonly metrics: Metrics;
+  readonly live: LiveService;
+  /**
+   * The fusion seam (issue 12): called with the live evidence of a line after every outcome report
+   * that touched it, with the confirming probes when the verdict was suspect. A no-op until the
+   * health machine counts live evidence next to probes.
+   */
+  onLiveEvidence: (lineId: string, evidence: LiveEvidence) => Promise<void> | void = () => {};
 
   constructor(
     readonly deps: AppDeps,
@@ -43,6 +54,12 @@ export class Engine {
       await this.health.applyProbe(r);
     };
     this.prober = new Prober(deps, this.registry, { onResult, onStart: (lateMs) => this.metrics.observeLateness(lateMs) }, rng);
+    this.live = new LiveService(deps, {
+      registry: this.registry,
+      probeNow: (lineId) => this.prober.probeNow(lineId),
+      metrics: createLiveMetrics(this.metrics.registry),
+      onEvidence: (lineId, evidence) => this.onLiveEvidence(lineId, evidence),
+    });
   }
 
   async start(): Promise<void> {
@@ -99,6 +116,20 @@ export class Engine {
     return total;
   }
 
+  /** Retention of live outcome windows (SPEC §9), on the same clock and batches as probe results. */
+  async pruneLineOutcomes(batch = 1000): Promise<number> {
+    const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
+    let total = 0;
+    for (;;) {
+      const n = await deleteOldLineOutcomes(this.deps.database.db, before, batch);
+      total += n;
+      if (n < batch) break;
+      await new Promise((r) => setImmediate(r));
+    }
+    if (total > 0) await this.vacuumEmbedded([lineOutcomes]);
+    return total;
+  }
+
   /**
    * PGlite runs no autovacuum: without this, each probe's schedule and health updates leave dead
    * rows that are never reclaimed, and the data directory grows for as long as the control plane
@@ -111,6 +142,7 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
+    await this.live.settled();
     await this.prober.close();
     await this.publisher.stop();
     await this.registry.stop();

@@ -48,7 +48,10 @@ export function startScheduler(engine: Engine): { stop(): Promise<void> } {
   const tasks: ScheduledTask[] = [
     job("probe tick", "* * * * * *", () => engine.tick()),
     job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
-    job("retention", "17 */10 * * * *", () => engine.pruneProbeResults()),
+    job("retention", "17 */10 * * * *", async () => {
+      await engine.pruneProbeResults();
+      await engine.pruneLineOutcomes();
+    }),
     job("embedded vacuum", "41 * * * * *", () => engine.vacuumEmbedded()),
   ];
   return {
