@@ -4,7 +4,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Logger, RetryBudget, Rng, RouterClient } from "@linewatch/router-client";
+import type { LineEjector, Logger, RetryBudget, Rng, RouterClient } from "@linewatch/router-client";
 import { type Context, Hono } from "hono";
 import type { Dispatcher } from "undici";
 import type { RouterMetrics } from "./metrics";
@@ -22,6 +22,7 @@ export interface RouterAppDeps {
   logger: Logger;
   config: { upstreamTimeoutMs: number; maxBodyBytes: number; inBandCheck: boolean; cutMinTokens: number };
   budget: RetryBudget;
+  ejector: LineEjector;
   /** Live outcomes go here (outcome-reporter.ts); `roleProblem` keeps the router not ready. */
   reporter: Pick<OutcomeReporter, "record" | "roleProblem">;
 }
@@ -67,6 +68,7 @@ function proxyDepsOf(deps: RouterAppDeps): ProxyDeps {
       upstreamTimeoutMs: deps.config.upstreamTimeoutMs,
       now: deps.now,
       budget: deps.budget,
+      ejector: deps.ejector,
       check: deps.config.inBandCheck ? { cutMinTokens: deps.config.cutMinTokens } : null,
       recordOutcome: (line, outcome) => deps.reporter.record(line.id, outcome),
     };

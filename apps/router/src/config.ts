@@ -37,6 +37,8 @@ export interface RouterConfig {
   retryBudgetPct: number;
   /** Retries always allowed per budget window (10 s), for quiet routers. */
   retryBudgetMin: number;
+  /** Consecutive failed answers after which a line gets no first attempts for 5 s; 0: never. */
+  ejectAfterFailures: number;
 }
 
 export class ConfigError extends Error {
@@ -117,5 +119,6 @@ export function loadConfig(env: Env): Readonly<RouterConfig> {
     cutMinTokens: integer(env, "LINEWATCH_CUT_MIN_TOKENS", 16, 0, 1_000_000),
     retryBudgetPct: integer(env, "LINEWATCH_RETRY_BUDGET_PCT", 20, 0, 100),
     retryBudgetMin: integer(env, "LINEWATCH_RETRY_BUDGET_MIN", 10, 0, 10_000),
+    ejectAfterFailures: integer(env, "LINEWATCH_EJECT_AFTER_FAILURES", 3, 0, 1000),
   });
 }

@@ -6,6 +6,7 @@
 
 import {
   type AnswerKind,
+  type LineEjector,
   type Logger,
   type RetryBudget,
   type Rng,
@@ -36,6 +37,8 @@ export interface ProxyDeps {
   upstreamTimeoutMs: number;
   now: () => number;
   budget: RetryBudget;
+  /** Lines whose last answers all failed get no first attempts for a few seconds. */
+  ejector: LineEjector;
   /** In-band answer check (SPEC §9); null: outcomes by status only. */
   check: { cutMinTokens: number } | null;
   /** Where each attempt's outcome goes (the outcome reporter). */
@@ -108,6 +111,7 @@ async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean,
     },
     check: deps.check === null ? null : { kind: ctx.kind, cutMinTokens: deps.check.cutMinTokens, maxTokens: ctx.maxTokens },
     onOutcome: (o) => {
+      deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
       deps.metrics.answer(route, line.name, o);
       deps.recordOutcome(line, o);
     },
@@ -170,7 +174,10 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   }
 
   const affinityKey = req.affinityHeader ?? (typeof body.user === "string" && body.user !== "" ? body.user : undefined);
-  const first = snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+  const ejected = deps.ejector.ejected(deps.now());
+  const first =
+    (ejected.length > 0 ? snap.picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
+    snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
   if (first === null) {
     metrics.request(route, "none", "no_line");
     sink.sendLocal(

@@ -5,8 +5,10 @@ import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import {
   createRouterClient,
+  DEFAULT_EJECTOR,
   DEFAULT_RETRY_BUDGET,
   jsonLineLogger,
+  LineEjector,
   type Logger,
   RetryBudget,
   type Rng,
@@ -100,6 +102,7 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
       cutMinTokens: options.cutMinTokens ?? 16,
     },
     budget,
+    ejector: new LineEjector({ ...DEFAULT_EJECTOR, failures: options.ejectAfterFailures ?? DEFAULT_EJECTOR.failures }),
     reporter,
   };
   const app = createRouterApp(deps);

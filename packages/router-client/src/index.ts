@@ -21,6 +21,7 @@ export {
   type TableSnapshot,
   type TableSource,
 } from "./client";
+export { DEFAULT_EJECTOR, LineEjector, type LineEjectorOptions } from "./line-ejector";
 export { type ParseResult, parseTable } from "./parse-table";
 export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from "./retry-budget";
 export { type LoadedTables, loadTables, type SavedTable, saveTables } from "./table-file";

@@ -22,6 +22,7 @@ describe("loadConfig", () => {
       cutMinTokens: 16,
       retryBudgetPct: 20,
       retryBudgetMin: 10,
+      ejectAfterFailures: 3,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

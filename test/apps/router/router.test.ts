@@ -69,6 +69,8 @@ beforeAll(async () => {
     logger: silentLogger,
     rng: () => 0,
     processMetrics: false,
+    // These tests pin which line is tried first (rng 0); local ejection would reorder them.
+    ejectAfterFailures: 0,
   };
   router = await startRouter(options);
   honoRouter = await startRouter({ ...options, fastPath: false });
