@@ -205,7 +205,9 @@ describe("commands against a running control plane", () => {
         windowId: "w1",
         windowStart: new Date(Date.now() - 5000).toISOString(),
         windowEnd: new Date().toISOString(),
-        lines: [{ lineId: paidA, counts: { ...zero, ok: 98, http_5xx: 2 }, promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0 }],
+        lines: [
+          { lineId: paidA, counts: { ...zero, ok: 98, http_5xx: 2 }, promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0 },
+        ],
       },
     });
     expect(pushed.status).toBe(200);

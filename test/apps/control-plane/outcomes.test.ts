@@ -225,5 +225,14 @@ describe("POST /v1/outcomes: storing and judging", () => {
     };
     expect(health.live.suspect).toBe(true);
     expect(health.live.recent.silentRate).toBeCloseTo(0.3);
+
+    // The dashboard shows the live outcomes next to the probe scores: overview and line page.
+    const cookie = { headers: { cookie: `lw_token=${tokens.viewer}` } };
+    const overview = await (await cp.request("/", cookie)).text();
+    expect(overview).toContain("live ok");
+    expect(overview).toMatch(/70%<small class="muted"> of 100<\/small><b> suspect<\/b>/);
+    const page = await (await cp.request(`/lines/${ids.bad}`, cookie)).text();
+    expect(page).toContain("Live traffic");
+    expect(page).toContain("70 ok · 30 empty");
   });
 });
