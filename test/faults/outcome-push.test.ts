@@ -2,8 +2,6 @@
 // stop and restart (in process, on the same database and port): the router keeps serving, the
 // backlog stays bounded, and a push whose answer was lost is not counted twice. Pushes are driven
 // by hand (flush + push), so nothing waits on a timer. Issue 16 item 8: the token's role is checked.
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { lineOutcomes } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { ConfigError, loadConfig, RouterTokenError, type RunningRouter, startRouter } from "@linewatch/router";
@@ -13,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokens, type Tokens } from "../apps/control-plane/security/helpers";
 import { createLine, createRoute, eventually } from "../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
+import { freePort } from "../helpers/private-postgres";
 import { createTestDatabase } from "../helpers/test-db";
 
 let cp: TestControlPlane;
@@ -21,14 +20,6 @@ let tokens: Tokens;
 let lineId = "";
 let env: Record<string, string> = {};
 let router: RunningRouter | undefined;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const chat = () => ({ model: "chat", messages: [{ role: "user", content: "Say hello." }] });
 

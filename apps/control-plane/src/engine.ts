@@ -1,5 +1,6 @@
 import type { AdminState, LiveEvidence } from "@linewatch/core";
 import {
+  type Database,
   deleteOldLineOutcomes,
   deleteOldProbeResults,
   lineOutcomes,
@@ -104,29 +105,28 @@ export class Engine {
    * the embedded database the space they held is then vacuumed for reuse (see vacuumEmbedded).
    */
   async pruneProbeResults(batch = 1000): Promise<number> {
-    const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
-    let total = 0;
-    for (;;) {
-      const n = await deleteOldProbeResults(this.deps.database.db, before, batch);
-      total += n;
-      if (n < batch) break;
-      await new Promise((r) => setImmediate(r));
-    }
+    const total = await this.deleteInBatches(deleteOldProbeResults, batch);
     if (total > 0) await this.vacuumEmbedded([probeResults]);
     return total;
   }
 
   /** Retention of live outcome windows (SPEC §9), on the same clock and batches as probe results. */
   async pruneLineOutcomes(batch = 1000): Promise<number> {
+    const total = await this.deleteInBatches(deleteOldLineOutcomes, batch);
+    if (total > 0) await this.vacuumEmbedded([lineOutcomes]);
+    return total;
+  }
+
+  /** Rows older than the retention age, `batch` at a time, yielding between batches. */
+  private async deleteInBatches(del: (db: Database["db"], before: Date, batch: number) => Promise<number>, batch: number) {
     const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
     let total = 0;
     for (;;) {
-      const n = await deleteOldLineOutcomes(this.deps.database.db, before, batch);
+      const n = await del(this.deps.database.db, before, batch);
       total += n;
       if (n < batch) break;
       await new Promise((r) => setImmediate(r));
     }
-    if (total > 0) await this.vacuumEmbedded([lineOutcomes]);
     return total;
   }
 

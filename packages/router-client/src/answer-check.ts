@@ -110,8 +110,9 @@ export function checkJsonAnswer(body: Buffer, opts: AnswerCheckOptions): AnswerV
 
 // Byte patterns the stream check looks for. JSON escapes quotes inside strings, so a quote-led
 // key like `"finish_reason":` in the raw bytes is always structure, never text the model wrote.
-const DATA = Buffer.from("data:");
-const DONE = Buffer.from("[DONE]");
+// "[DONE]" in a model's text would sit inside a JSON string, never right after `data:`.
+const DONE = Buffer.from("data: [DONE]");
+const DONE_TIGHT = Buffer.from("data:[DONE]");
 const CONTENT = Buffer.from('"content":');
 const TEXT = Buffer.from('"text":');
 const TOOL_CALLS = Buffer.from('"tool_calls":');
@@ -128,7 +129,7 @@ const skipSpaces = (b: Buffer, i: number, end: number) => {
 };
 
 /**
- * An event stream, chunk by chunk. It scans the bytes of each complete line for a few JSON keys
+ * An event stream, chunk by chunk. It scans the bytes of complete lines for a few JSON keys
  * (no decoding, no JSON.parse: that cost twice the CPU of proxying the stream), so it never holds
  * more than a partial line; `end(complete)` says how the stream ended.
  */
@@ -148,13 +149,8 @@ export class StreamCheck {
       this.keep(b, 0);
       return;
     }
-    let start = 0;
-    while (start <= last) {
-      const nl = b.indexOf(NEWLINE, start);
-      this.line(b, start, nl);
-      start = nl + 1;
-    }
-    if (start < b.length) this.keep(b, start);
+    this.scan(b, 0, last);
+    if (last + 1 < b.length) this.keep(b, last + 1);
     else this.partial = null;
   }
 
@@ -168,43 +164,40 @@ export class StreamCheck {
     this.partial = Buffer.from(b.subarray(from));
   }
 
-  private line(b: Buffer, start: number, end: number): void {
-    if (end - start < 6 || b.compare(DATA, 0, 5, start, start + 5) !== 0) return;
-    const from = skipSpaces(b, start + 5, end);
-    if (b.compare(DONE, 0, 6, from, Math.min(end, from + 6)) === 0) {
-      this.done = true;
-      return;
-    }
+  /**
+   * Complete lines in [from, end): one native search per key over the whole region (a search per
+   * line would rescan the rest of the chunk for every line of it).
+   */
+  private scan(b: Buffer, from: number, end: number): void {
     const t = this.tally;
-    for (const key of this.opts.kind === "text" ? [TEXT, CONTENT] : [CONTENT]) {
-      for (let i = b.indexOf(key, from); i !== -1 && i < end; i = b.indexOf(key, i + key.length)) {
-        const v = skipSpaces(b, i + key.length, end);
-        if (b[v] === QUOTE) t.chars += stringChars(b, v + 1, end);
-      }
+    const done = b.indexOf(DONE, from);
+    if (done !== -1 && done < end) this.done = true;
+    else {
+      const tight = b.indexOf(DONE_TIGHT, from);
+      if (tight !== -1 && tight < end) this.done = true;
     }
+    t.chars += this.strings(b, CONTENT, from, end);
+    if (this.opts.kind === "text") t.chars += this.strings(b, TEXT, from, end);
     if (!t.toolCalls) {
-      const i = b.indexOf(TOOL_CALLS, from);
-      if (i !== -1 && i < end) {
+      for (let i = b.indexOf(TOOL_CALLS, from); i !== -1 && i < end; i = b.indexOf(TOOL_CALLS, i + 1)) {
         const v = skipSpaces(b, i + TOOL_CALLS.length, end);
         if (b[v] === 0x5b /* [ */ && b[skipSpaces(b, v + 1, end)] !== 0x5d /* ] */) t.toolCalls = true;
       }
     }
-    const f = b.indexOf(FINISH, from);
-    if (f !== -1 && f < end) {
-      const v = skipSpaces(b, f + FINISH.length, end);
+    for (let i = b.indexOf(FINISH, from); i !== -1 && i < end; i = b.indexOf(FINISH, i + 1)) {
+      const v = skipSpaces(b, i + FINISH.length, end);
       if (b[v] === QUOTE) {
         const close = b.indexOf(QUOTE, v + 1);
         if (close !== -1 && close < end) t.finish = b.toString("latin1", v + 1, close);
       }
     }
-    const e = b.indexOf(ERROR, from);
-    if (e !== -1 && e < end) {
-      const v = skipSpaces(b, e + ERROR.length, end);
-      if (b[v] !== 0x6e /* null */) t.error = true;
+    if (!t.error) {
+      for (let i = b.indexOf(ERROR, from); i !== -1 && i < end; i = b.indexOf(ERROR, i + 1)) {
+        if (b[skipSpaces(b, i + ERROR.length, end)] !== 0x6e /* null */) t.error = true;
+      }
     }
-    const u = b.indexOf(USAGE, from);
-    if (u !== -1 && u < end) {
-      const text = b.toString("latin1", u, Math.min(end, u + 400));
+    for (let i = b.indexOf(USAGE, from); i !== -1 && i < end; i = b.indexOf(USAGE, i + 1)) {
+      const text = b.toString("latin1", i, Math.min(end, i + 400));
       const prompt = /"prompt_tokens":\s*(\d+)/.exec(text);
       const completion = /"completion_tokens":\s*(\d+)/.exec(text);
       if (prompt) t.promptTokens = Number(prompt[1]);
@@ -212,12 +205,22 @@ export class StreamCheck {
     }
   }
 
+  /** Characters of every string value of `key` in [from, end). */
+  private strings(b: Buffer, key: Buffer, from: number, end: number): number {
+    let n = 0;
+    for (let i = b.indexOf(key, from); i !== -1 && i < end; i = b.indexOf(key, i + key.length)) {
+      const v = skipSpaces(b, i + key.length, end);
+      if (b[v] === QUOTE) n += stringChars(b, v + 1, end);
+    }
+    return n;
+  }
+
   end(complete: boolean): AnswerVerdict {
     if (this.gaveUp) return { outcome: "ok", promptTokens: this.tally.promptTokens, completionTokens: 0 };
     if (this.partial !== null) {
       const b = this.partial;
       this.partial = null;
-      this.line(b, 0, b.length);
+      this.scan(b, 0, b.length);
     }
     const ended = complete && (this.done || this.tally.finish !== null);
     return this.tally.verdict(this.opts, ended);

@@ -15,17 +15,20 @@ export async function insertLineOutcomes(db: Db, rows: LineOutcomeInsert[]): Pro
   return stored.map((r) => r.lineId);
 }
 
+/** The columns a LiveWindow is made of. */
+const windowColumns = {
+  routerId: lineOutcomes.routerId,
+  windowStart: lineOutcomes.windowStart,
+  windowEnd: lineOutcomes.windowEnd,
+  counts: lineOutcomes.counts,
+  promptTokens: lineOutcomes.promptTokens,
+  completionTokens: lineOutcomes.completionTokens,
+};
+
 /** A line's windows that ended at or after `since`, oldest first. */
 export async function lineOutcomeWindows(db: Db, lineId: string, since: Date): Promise<LiveWindow[]> {
   const rows = await db
-    .select({
-      routerId: lineOutcomes.routerId,
-      windowStart: lineOutcomes.windowStart,
-      windowEnd: lineOutcomes.windowEnd,
-      counts: lineOutcomes.counts,
-      promptTokens: lineOutcomes.promptTokens,
-      completionTokens: lineOutcomes.completionTokens,
-    })
+    .select(windowColumns)
     .from(lineOutcomes)
     .where(and(eq(lineOutcomes.lineId, lineId), gte(lineOutcomes.windowEnd, since)))
     .orderBy(asc(lineOutcomes.windowEnd));
@@ -38,15 +41,7 @@ export async function outcomeWindowsSince(db: Db, since: Date, lineIds?: string[
     ? and(gte(lineOutcomes.windowEnd, since), inArray(lineOutcomes.lineId, lineIds))
     : gte(lineOutcomes.windowEnd, since);
   const rows = await db
-    .select({
-      lineId: lineOutcomes.lineId,
-      routerId: lineOutcomes.routerId,
-      windowStart: lineOutcomes.windowStart,
-      windowEnd: lineOutcomes.windowEnd,
-      counts: lineOutcomes.counts,
-      promptTokens: lineOutcomes.promptTokens,
-      completionTokens: lineOutcomes.completionTokens,
-    })
+    .select({ lineId: lineOutcomes.lineId, ...windowColumns })
     .from(lineOutcomes)
     .where(where)
     .orderBy(asc(lineOutcomes.windowEnd));
