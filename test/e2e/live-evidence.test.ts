@@ -8,7 +8,7 @@ import { type RunningRouter, startRouter } from "@linewatch/router";
 import { silentLogger } from "@linewatch/router-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTokens, type Tokens } from "../apps/control-plane/security/helpers";
-import { createLine, createRoute, eventually, probeNow } from "../helpers/api";
+import { createLine, createRoute, eventually } from "../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
 
 let cp: TestControlPlane;
@@ -50,7 +50,9 @@ afterAll(async () => {
 
 describe("live traffic as evidence, end to end", () => {
   it("a line failing only long prompts is found by live traffic, probed at once, and named in an event; its golden probes pass", async () => {
-    const golden = await probeNow(cp, ids.bad);
+    const probed = await cp.request(`/v1/lines/${ids.bad}/probe`, { method: "POST", token: tokens.admin });
+    expect(probed.status).toBe(200);
+    const golden = ((await probed.json()) as { results: { passed: boolean }[] }).results;
     expect(golden.length).toBeGreaterThanOrEqual(3);
     expect(golden.every((r) => r.passed)).toBe(true);
 
