@@ -108,7 +108,9 @@ function cpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
 }
 
-// ---- a stand-in control plane for the router: one table, ETag, long-poll ---------------
+// ---- a stand-in control plane for the router: one table, ETag, long-poll, outcome reports ----
+/** Outcome reports the routers pushed during the run. */
+let reports = 0;
 function startTables(table: RouteTable): Promise<Server> {
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -133,6 +135,16 @@ function startTables(table: RouteTable): Promise<Server> {
     if (url.pathname === "/v1/tables") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ tables: [table] }));
+      return;
+    }
+    if (url.pathname === "/v1/outcomes" && req.method === "POST") {
+      // The routers' outcome reports (SPEC §9): taken and dropped, so pushing them is part of the cost.
+      reports += 1;
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end('{"stored":1,"duplicate":false}');
+      });
       return;
     }
     res.writeHead(404);
@@ -343,6 +355,19 @@ async function main() {
     { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(routerPort), LINEWATCH_CACHE_FILE: "" },
     "router",
   );
+  const plainPort = await freePort();
+  const plain = spawnTs(
+    "apps/router/src/main.ts",
+    {
+      LINEWATCH_URL: tablesUrl,
+      LINEWATCH_TOKEN: "bench",
+      LINEWATCH_ROUTES: "bench",
+      PORT: String(plainPort),
+      LINEWATCH_CACHE_FILE: "",
+      LINEWATCH_INBAND_CHECK: "off",
+    },
+    "router without the in-band check",
+  );
   const honoPort = await freePort();
   const hono = spawnTs(
     "bench/router-overhead/router-hono.ts",
@@ -356,6 +381,7 @@ async function main() {
   );
   const barePort = await bare.ready;
   await waitHttp(`http://127.0.0.1:${routerPort}/readyz`, (s) => s === 200);
+  await waitHttp(`http://127.0.0.1:${plainPort}/readyz`, (s) => s === 200);
   await hono.ready;
 
   const targets: Target[] = [
@@ -384,6 +410,15 @@ async function main() {
       headers: {},
       model: "bench",
       pid: router.child.pid ?? null,
+      streams: true,
+    },
+    {
+      name: "apps/router, in-band check off",
+      origin: `http://127.0.0.1:${plainPort}`,
+      prefix: "/v1",
+      headers: {},
+      model: "bench",
+      pid: plain.child.pid ?? null,
       streams: true,
     },
     {
@@ -508,7 +543,7 @@ async function main() {
     lines.push("");
   }
   lines.unshift(
-    `Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${os.cpus().length} CPUs · ${slices} slices per target, taken in turn · load average ${loadStart[0]?.toFixed(1)} at start, ${loads.join(" / ")} after each scenario · Portkey: ${portkeyStatus}`,
+    `Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${os.cpus().length} CPUs · ${slices} slices per target, taken in turn · load average ${loadStart[0]?.toFixed(1)} at start, ${loads.join(" / ")} after each scenario · Portkey: ${portkeyStatus} · outcome reports pushed by the routers: ${reports}`,
     "",
   );
   const picks = benchPick();

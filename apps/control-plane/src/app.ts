@@ -13,6 +13,7 @@ import { eventRoutes } from "./routes/events/index";
 import { lineHealthRoutes } from "./routes/lines/health";
 import { type LineHooks, lineRoutes } from "./routes/lines/index";
 import { replayRoutes } from "./routes/replay/index";
+import { outcomeRoutes } from "./routes/outcomes/index";
 import { type RouteHooks, routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps, services: Services) {
   app.route("/v1/lines", lineHealthRoutes(deps, services.engine));
   app.route("/v1/tables", tableRoutes(services.engine));
   app.route("/v1/events", eventRoutes(deps));
+  app.route("/v1/outcomes", outcomeRoutes(deps, services.engine));
   app.route("/v1/tokens", tokenRoutes(deps, services.tokens));
   app.route("/v1/samples", sampleRoutes(deps));
   app.route("/v1/routes", routeRoutes(deps, services));

@@ -140,9 +140,12 @@ export function isPublicPath(path: string, metricsPublic: boolean): boolean {
 /**
  * Which roles may call a method+path (SPEC §7): admin everything, viewer every read (and /metrics
  * when it is not public, and a replay, which only reads), router only the tables. Tokens are admin's alone.
+ * Outcome reports are the routers' alone (SPEC §9): an admin or viewer token pushing them is a
+ * misconfigured router, and a router checks its token's role with an empty report at start.
  */
 export function allowedRoles(method: string, path: string): readonly Role[] {
   const read = method === "GET" || method === "HEAD";
+  if (path === "/v1/outcomes") return method === "POST" ? ["router"] : [];
   if (path === "/v1/tables" || path.startsWith("/v1/tables/")) return read ? ["admin", "viewer", "router"] : ["admin"];
   if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return ["admin"];
   // A replay is a POST for its body, but only reads (SPEC §10).

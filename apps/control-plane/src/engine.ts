@@ -1,6 +1,9 @@
-import type { AdminState } from "@linewatch/core";
+import type { AdminState, LiveEvidence } from "@linewatch/core";
 import {
+  type Database,
+  deleteOldLineOutcomes,
   deleteOldProbeResults,
+  lineOutcomes,
   listRouteRows,
   probeResults,
   REWRITTEN_TABLES,
@@ -13,6 +16,8 @@ import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
 import { HealthService } from "./health/health-service";
 import { sealLegacyHeaders } from "./line-headers";
+import { createLiveMetrics } from "./live/live-metrics";
+import { LiveService } from "./live/live-service";
 import { createMetrics, type Metrics, readScrapeState } from "./metrics";
 import { Prober } from "./prober/prober";
 import { RegistryCache } from "./registry-cache";
@@ -25,6 +30,15 @@ export class Engine {
   readonly health: HealthService;
   readonly prober: Prober;
   readonly metrics: Metrics;
+  readonly live: LiveService;
+  /**
+   * The fusion seam (issue 12): called with the live evidence of a line after every outcome report
+   * that touched it, with the confirming probes when the verdict was suspect. A no-op until the
+   * health machine counts live evidence next to probes.
+   */
+  /** Live evidence goes into the line's health next to its probes (SPEC §9); replaceable in tests. */
+  onLiveEvidence: (lineId: string, evidence: LiveEvidence) => Promise<void> | void = (lineId, evidence) =>
+    this.health.applyLive(lineId, evidence);
 
   constructor(
     readonly deps: AppDeps,
@@ -45,6 +59,12 @@ export class Engine {
       await this.health.applyProbe(r);
     };
     this.prober = new Prober(deps, this.registry, { onResult, onStart: (lateMs) => this.metrics.observeLateness(lateMs) }, rng);
+    this.live = new LiveService(deps, {
+      registry: this.registry,
+      probeNow: async (lineId) => (await this.prober.probeNow(lineId)).results,
+      metrics: createLiveMetrics(this.metrics.registry),
+      onEvidence: (lineId, evidence) => this.onLiveEvidence(lineId, evidence),
+    });
   }
 
   async start(): Promise<void> {
@@ -93,15 +113,28 @@ export class Engine {
    * the embedded database the space they held is then vacuumed for reuse (see vacuumEmbedded).
    */
   async pruneProbeResults(batch = 1000): Promise<number> {
+    const total = await this.deleteInBatches(deleteOldProbeResults, batch);
+    if (total > 0) await this.vacuumEmbedded([probeResults]);
+    return total;
+  }
+
+  /** Retention of live outcome windows (SPEC §9), on the same clock and batches as probe results. */
+  async pruneLineOutcomes(batch = 1000): Promise<number> {
+    const total = await this.deleteInBatches(deleteOldLineOutcomes, batch);
+    if (total > 0) await this.vacuumEmbedded([lineOutcomes]);
+    return total;
+  }
+
+  /** Rows older than the retention age, `batch` at a time, yielding between batches. */
+  private async deleteInBatches(del: (db: Database["db"], before: Date, batch: number) => Promise<number>, batch: number) {
     const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
     let total = 0;
     for (;;) {
-      const n = await deleteOldProbeResults(this.deps.database.db, before, batch);
+      const n = await del(this.deps.database.db, before, batch);
       total += n;
       if (n < batch) break;
       await new Promise((r) => setImmediate(r));
     }
-    if (total > 0) await this.vacuumEmbedded([probeResults]);
     return total;
   }
 
@@ -117,6 +150,7 @@ export class Engine {
   }
 
   async stop(): Promise<void> {
+    await this.live.settled();
     await this.prober.close();
     await this.publisher.stop();
     await this.registry.stop();

@@ -51,7 +51,10 @@ export function startScheduler(engine: Engine): { stop(): Promise<void> } {
     job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
     // Its own job, so a slow probe tick never makes a live replica look dead to the others.
     job("replica heartbeat", "*/2 * * * * *", () => engine.prober.heartbeat()),
-    job("retention", "17 */10 * * * *", () => engine.pruneProbeResults()),
+    job("retention", "17 */10 * * * *", async () => {
+      await engine.pruneProbeResults();
+      await engine.pruneLineOutcomes();
+    }),
     job("embedded vacuum", "41 * * * * *", () => engine.vacuumEmbedded()),
   ];
   return {

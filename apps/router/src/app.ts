@@ -4,11 +4,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { Logger, Rng, RouterClient } from "@linewatch/router-client";
+import type { LineEjector, Logger, RetryBudget, Rng, RouterClient } from "@linewatch/router-client";
 import { type Context, Hono } from "hono";
 import type { Dispatcher } from "undici";
 import type { RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
+import type { OutcomeReporter } from "./outcome-reporter";
 import { AFFINITY_HEADER, type ProxyDeps, proxyRequest } from "./proxy";
 import { nodeSink, webSink } from "./response-sink";
 
@@ -19,7 +20,11 @@ export interface RouterAppDeps {
   rng: Rng;
   now: () => number;
   logger: Logger;
-  config: { upstreamTimeoutMs: number; maxBodyBytes: number };
+  config: { upstreamTimeoutMs: number; maxBodyBytes: number; inBandCheck: boolean; cutMinTokens: number };
+  budget: RetryBudget;
+  ejector: LineEjector;
+  /** Live outcomes go here (outcome-reporter.ts); `roleProblem` keeps the router not ready. */
+  reporter: Pick<OutcomeReporter, "record" | "roleProblem">;
 }
 
 const PROXIED = ["/chat/completions", "/completions", "/embeddings"] as const;
@@ -61,6 +66,11 @@ function proxyDepsOf(deps: RouterAppDeps): ProxyDeps {
       rng: deps.rng,
       logger: deps.logger,
       upstreamTimeoutMs: deps.config.upstreamTimeoutMs,
+      now: deps.now,
+      budget: deps.budget,
+      ejector: deps.ejector,
+      check: deps.config.inBandCheck ? { cutMinTokens: deps.config.cutMinTokens } : null,
+      recordOutcome: (line, outcome) => deps.reporter.record(line.id, outcome),
     };
     proxyDepsCache.set(deps, p);
   }
@@ -178,8 +188,13 @@ export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindi
     });
   });
 
-  // Ready once every route has a table (from the control plane or the cache file).
-  app.get("/readyz", (c) => (deps.tables.ready() ? c.json({ status: "ready" }) : c.json({ status: "waiting for tables" }, 503)));
+  // Ready once every route has a table (from the control plane or the cache file), and never with
+  // a token the control plane refuses as a router's (issue 16: it would route without credentials).
+  app.get("/readyz", (c) => {
+    const problem = deps.reporter.roleProblem;
+    if (problem !== null) return c.json({ status: "not a router token", message: problem }, 503);
+    return deps.tables.ready() ? c.json({ status: "ready" }) : c.json({ status: "waiting for tables" }, 503);
+  });
 
   app.get("/metrics", async (c) => {
     const text = await deps.metrics.registry.metrics();

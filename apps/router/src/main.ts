@@ -1,7 +1,8 @@
 // Composition root: env → config → router-client + undici + Hono → listen. Stops on SIGINT/SIGTERM.
+import { resolve } from "node:path";
 import { jsonLineLogger } from "@linewatch/router-client";
 import { ConfigError, loadConfig } from "./config";
-import { startRouter } from "./server";
+import { RouterTokenError, type RunningRouter, startRouter } from "./server";
 
 const logger = jsonLineLogger;
 let config: ReturnType<typeof loadConfig>;
@@ -14,14 +15,30 @@ try {
   }
   throw e;
 }
-if (config.token === null) logger.warn("router: LINEWATCH_TOKEN is not set; lines will carry no credentials");
+if (config.token === null) {
+  logger.warn(
+    "router: LINEWATCH_TOKEN is not set: a control plane that has tokens answers 401 to every table pull and outcome report (the router then serves only its cache file), and an open one gives tables without the lines' credentials; create a token with: npx linewatch tokens create <name> --role router",
+  );
+}
 
-const router = await startRouter({ ...config, logger });
+let router: RunningRouter;
+try {
+  router = await startRouter({ ...config, logger });
+} catch (e) {
+  if (e instanceof RouterTokenError) {
+    logger.error(`router: ${e.message}`);
+    process.exit(2);
+  }
+  throw e;
+}
 logger.info("router: listening", {
   url: router.url,
   controlPlane: config.controlPlaneUrl,
   routes: router.client.routes(),
   ready: router.client.ready(),
+  routerId: config.routerId,
+  // Relative paths are relative to the working directory (with `npm start -w`, apps/router/).
+  cacheFile: config.cacheFile === null ? "none (memory only)" : resolve(config.cacheFile),
 });
 
 let stopping = false;

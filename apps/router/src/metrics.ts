@@ -5,6 +5,7 @@
 
 import type { RouteStatus } from "@linewatch/router-client";
 import { Gauge, type Metric, type Registry } from "prom-client";
+import type { AttemptReport } from "./upstream";
 
 /** How a request ended, as the client saw it. */
 export type RequestOutcome =
@@ -26,7 +27,12 @@ export interface RouterMetrics {
   request(route: string, line: string, outcome: RequestOutcome): void;
   /** `seconds`: time to the response headers, when there were any. */
   attempt(route: string, line: string, outcome: AttemptOutcome, seconds: number | null): void;
-  retry(route: string, reason: AttemptOutcome): void;
+  /** `reason`: the live outcome of the first attempt (http_5xx, empty, connect, …). */
+  retry(route: string, reason: string): void;
+  /** A retry the budget did not allow: the answer went to the client as it came. */
+  budgetExhausted(route: string): void;
+  /** The in-band check's outcome of one attempt, with its usage tokens (SPEC §9). */
+  answer(route: string, line: string, report: AttemptReport): void;
   /** A response whose body broke after its status went out (upstream died or client left). */
   interrupted(route: string, line: string): void;
 }
@@ -49,6 +55,10 @@ interface LineSeries {
   requests: Map<string, number>;
   attempts: Map<string, number>;
   interrupted: number;
+  /** Live outcomes of attempts (the in-band check). */
+  answers: Map<string, number>;
+  promptTokens: number;
+  completionTokens: number;
   /** Non-cumulative counts per bucket; the last one is +Inf. */
   buckets: Float64Array;
   sum: number;
@@ -73,6 +83,7 @@ function scrapeMetric(registry: Registry, name: string, help: string, type: "cou
 export function createMetrics(registry: Registry, sources: MetricsSources): RouterMetrics {
   const series = new Map<string, Map<string, LineSeries>>();
   const retries = new Map<string, Map<string, number>>();
+  const exhausted = new Map<string, number>();
 
   const lineSeries = (route: string, line: string): LineSeries => {
     let byLine = series.get(route);
@@ -86,6 +97,9 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
         requests: new Map(),
         attempts: new Map(),
         interrupted: 0,
+        answers: new Map(),
+        promptTokens: 0,
+        completionTokens: 0,
         buckets: new Float64Array(LATENCY_BUCKETS.length + 1),
         sum: 0,
         count: 0,
@@ -148,6 +162,41 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
       });
       return out;
     },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_live_answers_total",
+    "Upstream answers by the in-band check's outcome (ok, empty, masked_error, cut, http_4xx, http_5xx, rate_limited, timeout, connect), by route and line.",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        for (const [outcome, value] of s.answers) out.push({ labels: { route, line, outcome }, value });
+      });
+      return out;
+    },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_tokens_total",
+    "Usage tokens of upstream answers, by route, line and direction (prompt | completion).",
+    "counter",
+    () => {
+      const out: Value[] = [];
+      each((route, line, s) => {
+        if (s.answers.size === 0) return;
+        out.push({ labels: { route, line, direction: "prompt" }, value: s.promptTokens });
+        out.push({ labels: { route, line, direction: "completion" }, value: s.completionTokens });
+      });
+      return out;
+    },
+  );
+  scrapeMetric(
+    registry,
+    "linewatch_router_retry_budget_exhausted_total",
+    "Retries the retry budget did not allow (the answer went to the client as it came), by route.",
+    "counter",
+    () => [...exhausted].map(([route, value]) => ({ labels: { route }, value })),
   );
   const latencyName = "linewatch_router_upstream_latency_seconds";
   scrapeMetric(
@@ -228,6 +277,15 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
         retries.set(route, m);
       }
       m.set(reason, (m.get(reason) ?? 0) + 1);
+    },
+    budgetExhausted(route) {
+      exhausted.set(route, (exhausted.get(route) ?? 0) + 1);
+    },
+    answer(route, line, report) {
+      const s = lineSeries(route, line);
+      s.answers.set(report.outcome, (s.answers.get(report.outcome) ?? 0) + 1);
+      s.promptTokens += report.promptTokens;
+      s.completionTokens += report.completionTokens;
     },
     interrupted(route, line) {
       lineSeries(route, line).interrupted += 1;

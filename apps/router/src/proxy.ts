@@ -1,15 +1,28 @@
-// The request policy of SPEC §8: the request's `model` names the route; pick a line by weight
-// (or affinity key); on connect error, timeout, 5xx or 429 try once more on another line of
-// the route; any other answer goes back as it is, streamed as it arrives.
+// The request policy of SPEC §8 and §9: the request's `model` names the route; pick a line by
+// weight (or affinity key); on connect error, timeout, 5xx or 429 — or a non-streamed 2xx that
+// the in-band check finds empty or an error in disguise — try once more on another line of the
+// route, if the retry budget allows; any other answer goes back as it is, streamed as it arrives.
+// Every attempt's outcome goes to the outcome reporter.
 
-import type { Logger, Rng, RouterClient, TableLine } from "@linewatch/router-client";
+import {
+  type AnswerKind,
+  type LineEjector,
+  type Logger,
+  type RetryBudget,
+  type Rng,
+  type RouterClient,
+  requestedMaxTokens,
+  type TableLine,
+} from "@linewatch/router-client";
 import type { Dispatcher } from "undici";
 import { outcomeOfStatus, type RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
 import type { ResponseSink } from "./response-sink";
-import { type Attempt, type AttemptResult, attemptLine } from "./upstream";
+import { type Attempt, type AttemptReport, type AttemptResult, attemptLine } from "./upstream";
 
 export const LINE_HEADER = "x-linewatch-line";
+/** On an answer from a second line: what the first attempt got (e.g. `http_5xx`, `empty`, `masked_error`). */
+export const RETRY_HEADER = "x-linewatch-retried";
 export const VERSION_HEADER = "x-linewatch-table-version";
 export const AFFINITY_HEADER = "x-linewatch-affinity";
 
@@ -22,6 +35,14 @@ export interface ProxyDeps {
   rng: Rng;
   logger: Logger;
   upstreamTimeoutMs: number;
+  now: () => number;
+  budget: RetryBudget;
+  /** Lines whose last answers all failed get no first attempts for a few seconds. */
+  ejector: LineEjector;
+  /** In-band answer check (SPEC §9); null: outcomes by status only. */
+  check: { cutMinTokens: number } | null;
+  /** Where each attempt's outcome goes (the outcome reporter). */
+  recordOutcome(line: TableLine, outcome: AttemptReport): void;
 }
 
 export interface ProxyRequest {
@@ -59,11 +80,21 @@ interface AttemptContext {
   version: string;
   accept: string;
   current: Attempt | null;
+  kind: AnswerKind;
+  maxTokens: number | null;
 }
 
-async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean): Promise<AttemptResult> {
+function answerKind(path: string): AnswerKind {
+  if (path.startsWith("/chat/")) return "chat";
+  if (path.startsWith("/embeddings")) return "embeddings";
+  return "text";
+}
+
+async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean, retried: string | null): Promise<AttemptResult> {
   const { deps, route } = ctx;
   ctx.body.model = line.model;
+  const tags = [LINE_HEADER, line.name, VERSION_HEADER, ctx.version];
+  if (retried !== null) tags.push(RETRY_HEADER, retried);
   ctx.current = attemptLine({
     dispatcher: deps.dispatcher,
     line,
@@ -73,7 +104,18 @@ async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean)
     timeoutMs: deps.upstreamTimeoutMs,
     sink: ctx.req.sink,
     sendAny,
-    tags: [LINE_HEADER, line.name, VERSION_HEADER, ctx.version],
+    tryRetry: () => {
+      if (deps.budget.tryRetry(deps.now())) return true;
+      deps.metrics.budgetExhausted(route);
+      return false;
+    },
+    check: deps.check === null ? null : { kind: ctx.kind, cutMinTokens: deps.check.cutMinTokens, maxTokens: ctx.maxTokens },
+    onOutcome: (o) => {
+      deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
+      deps.metrics.answer(route, line.name, o);
+      deps.recordOutcome(line, o);
+    },
+    tags,
     metrics: deps.metrics,
     route,
   });
@@ -132,7 +174,10 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   }
 
   const affinityKey = req.affinityHeader ?? (typeof body.user === "string" && body.user !== "" ? body.user : undefined);
-  const first = snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+  const ejected = deps.ejector.ejected(deps.now());
+  const first =
+    (ejected.length > 0 ? snap.picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
+    snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
   if (first === null) {
     metrics.request(route, "none", "no_line");
     sink.sendLocal(
@@ -151,20 +196,29 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
     version: String(snap.version),
     accept: req.accept ?? "application/json",
     current: null,
+    kind: answerKind(req.path),
+    maxTokens: requestedMaxTokens(body),
   };
   sink.onClientGone(() => ctx.current?.cancel());
+  deps.budget.request(deps.now());
 
-  // A second line exists iff the table has two lines with weight; only then is a 5xx/429 held back.
+  // A second line exists iff the table has two lines with weight; only then is a bad answer held back.
   const canRetry = snap.picker.items.length > 1;
   let line = first;
-  let result = await attemptOn(ctx, first, !canRetry);
-  if (canRetry && (result.type === "refused" || (result.type === "failed" && result.error !== "aborted"))) {
+  let result = await attemptOn(ctx, first, !canRetry, null);
+  // A refused answer took its retry from the budget already; a failure takes it here.
+  const failed = result.type === "failed" && result.error !== "aborted";
+  if (canRetry && (result.type === "refused" || (failed && ctx.deps.budget.tryRetry(deps.now())))) {
     const second = snap.picker.pick(deps.rng, { affinityKey, exclude: [first.id] });
     if (second !== null) {
-      metrics.retry(route, result.type === "refused" ? outcomeOfStatus(result.status) : result.error);
+      const reason =
+        result.type === "refused" ? result.outcome : result.type === "failed" && result.error === "timeout" ? "timeout" : "connect";
+      metrics.retry(route, result.type === "refused" ? result.outcome : reason);
       line = second;
-      result = await attemptOn(ctx, second, true);
+      result = await attemptOn(ctx, second, true, reason);
     }
+  } else if (canRetry && failed) {
+    metrics.budgetExhausted(route);
   }
 
   if (result.type === "sent") {

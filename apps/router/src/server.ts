@@ -7,17 +7,27 @@ import {
   type BaseLookup,
   createGuardedLookup,
   createRouterClient,
+  DEFAULT_EJECTOR,
+  DEFAULT_RETRY_BUDGET,
   guardConnect,
   jsonLineLogger,
+  LineEjector,
   type Logger,
+  RetryBudget,
   type Rng,
   type RouterClient,
 } from "@linewatch/router-client";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { Agent, buildConnector } from "undici";
 import { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
-import type { RouterConfig } from "./config";
+import { defaultRouterId, type RouterConfig } from "./config";
 import { createMetrics } from "./metrics";
+import { OutcomeReporter } from "./outcome-reporter";
+
+/** The control plane refused this router's token as a router's (403): it must not route. */
+export class RouterTokenError extends Error {
+  override name = "RouterTokenError";
+}
 
 export interface StartRouterOptions extends Partial<Omit<RouterConfig, "controlPlaneUrl">> {
   controlPlaneUrl: string;
@@ -39,6 +49,8 @@ export interface RunningRouter {
   port: number;
   client: RouterClient;
   app: ReturnType<typeof createRouterApp>;
+  reporter: OutcomeReporter;
+  budget: RetryBudget;
   close(): Promise<void>;
 }
 
@@ -72,6 +84,21 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
   const registry = new Registry();
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
   const metrics = createMetrics(registry, { tableStatus: () => client.status(), now });
+  const reporter = new OutcomeReporter({
+    controlPlaneUrl: options.controlPlaneUrl,
+    token: options.token ?? null,
+    routerId: options.routerId ?? defaultRouterId(),
+    intervalMs: options.reportIntervalMs ?? 5_000,
+    maxBacklog: options.reportBacklog ?? 120,
+    now,
+    logger,
+    ...(options.clientOptions?.fetch ? { fetch: options.clientOptions.fetch } : {}),
+  });
+  const budget = new RetryBudget({
+    ...DEFAULT_RETRY_BUDGET,
+    ratio: (options.retryBudgetPct ?? DEFAULT_RETRY_BUDGET.ratio * 100) / 100,
+    minRetries: options.retryBudgetMin ?? DEFAULT_RETRY_BUDGET.minRetries,
+  });
   const deps: RouterAppDeps = {
     tables: client,
     dispatcher,
@@ -79,11 +106,43 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     rng,
     now,
     logger,
-    config: { upstreamTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? 8 * 1024 * 1024 },
+    config: {
+      upstreamTimeoutMs,
+      maxBodyBytes: options.maxBodyBytes ?? 8 * 1024 * 1024,
+      inBandCheck: options.inBandCheck ?? true,
+      cutMinTokens: options.cutMinTokens ?? 16,
+    },
+    budget,
+    ejector: new LineEjector({ ...DEFAULT_EJECTOR, failures: options.ejectAfterFailures ?? DEFAULT_EJECTOR.failures }),
+    reporter,
   };
   const app = createRouterApp(deps);
 
+  // Before any traffic: a token the control plane refuses for reports is not a router token.
+  const role = await reporter.checkRole();
+  if (!role.ok && role.kind === "forbidden") {
+    await dispatcher.close();
+    throw new RouterTokenError(
+      `LINEWATCH_TOKEN is not a router token (${role.message}); its tables would carry no credentials. Create one with: npx linewatch tokens create <name> --role router`,
+    );
+  }
+  if (!role.ok && role.kind === "unauthorized") {
+    logger.error(
+      "router: the control plane answers 401 to this router's token: table pulls and outcome reports will fail until it is fixed",
+      {
+        token: options.token ? "set (unknown or revoked)" : "not set",
+        message: role.message,
+      },
+    );
+  }
+  if (!role.ok && role.kind === "unreachable") {
+    logger.warn("router: could not check the token's role (control plane unreachable); each outcome push checks it again", {
+      error: role.message,
+    });
+  }
+
   await client.start();
+  reporter.start();
   const server: Server = createServer((options.fastPath ?? true) ? createRouterListener(app, deps) : getRequestListener(app.fetch));
   // Longer than the usual 60 s idle timeout of load balancers in front, so they close first.
   server.keepAliveTimeout = 65_000;
@@ -97,6 +156,7 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
       });
     });
   } catch (e) {
+    await reporter.close();
     await client.close();
     await dispatcher.close();
     throw e;
@@ -109,12 +169,15 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     port,
     client,
     app,
+    reporter,
+    budget,
     close() {
       closed ??= (async () => {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await reporter.close();
         await client.close();
         await dispatcher.close();
       })();

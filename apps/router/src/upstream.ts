@@ -3,7 +3,15 @@
 // is written to the client's sink chunk by chunk with backpressure, unless the proxy may still
 // retry it, in which case it is read and dropped.
 import type { IncomingHttpHeaders } from "node:http";
-import type { TableLine } from "@linewatch/router-client";
+import {
+  type AnswerCheckOptions,
+  type AnswerVerdict,
+  checkJsonAnswer,
+  type LiveOutcome,
+  outcomeOfStatus,
+  StreamCheck,
+  type TableLine,
+} from "@linewatch/router-client";
 import type { Dispatcher } from "undici";
 import type { RouterMetrics } from "./metrics";
 import type { OutgoingHeaders, ResponseSink } from "./response-sink";
@@ -13,10 +21,24 @@ export type AttemptError = "unreachable" | "timeout" | "aborted";
 export type AttemptResult =
   /** The answer is going to the client (its status and headers are out). */
   | { type: "sent"; status: number; seconds: number }
-  /** A 5xx or 429 that was not sent because another line may take the request. */
-  | { type: "refused"; status: number; seconds: number }
+  /**
+   * Not sent because another line may take the request: a 5xx or 429, or (in-band check) a
+   * non-streamed 2xx that was empty or an error in disguise. The retry is taken from the budget.
+   */
+  | { type: "refused"; status: number; seconds: number; outcome: LiveOutcome }
   /** Nothing came back that could be sent. */
   | { type: "failed"; error: AttemptError; message: string; seconds: number };
+
+/** How an attempt ended, for the outcome report and the metrics (SPEC §9). */
+export interface AttemptReport {
+  outcome: LiveOutcome;
+  /** ms from sending to the end of the answer (or the failure). */
+  latencyMs: number;
+  /** ms from sending to the response headers; null if none came. */
+  ttfbMs: number | null;
+  promptTokens: number;
+  completionTokens: number;
+}
 
 /** Where a line's requests go, worked out once per line object (lines are immutable per table version). */
 interface LineTarget {
@@ -82,6 +104,11 @@ const HOP_BY_HOP = new Set([
 
 /** Largest refused (retried) answer read to keep its connection; beyond it the connection is dropped. */
 const DISCARD_LIMIT = 65_536;
+/**
+ * Largest non-streamed answer held back for the in-band check while a retry is possible; a larger
+ * one goes out as it is (checked on the way, but no longer retryable). Streams are never held.
+ */
+const HOLD_LIMIT = 1024 * 1024;
 
 class ClientGoneError extends Error {
   override name = "AbortError";
@@ -97,20 +124,43 @@ export interface AttemptInput {
   accept: string;
   timeoutMs: number;
   sink: ResponseSink;
-  /** Send 5xx and 429 too (the last attempt); otherwise they come back as `refused`. */
+  /** Send 5xx and 429 too (the last attempt); otherwise they come back as `refused` if `tryRetry` allows. */
   sendAny: boolean;
-  /** Added to the response headers: line name and table version. */
-  tags: [string, string, string, string];
+  /** Takes a retry from the budget; false: the answer goes to the client as it came. */
+  tryRetry: () => boolean;
+  /** In-band answer check; null: outcomes by status only. */
+  check: AnswerCheckOptions | null;
+  /** Called once when the attempt has ended (not when the client left). */
+  onOutcome: (o: AttemptReport) => void;
+  /** Added to the response headers as name, value, name, value…: line name, table version, retry reason. */
+  tags: string[];
   /** Counts a body that broke after the status went out (upstream died, or the client left). */
   metrics: Pick<RouterMetrics, "interrupted">;
   route: string;
 }
 
+const isEventStream = (headers: IncomingHttpHeaders) => {
+  const t = headers["content-type"];
+  return typeof t === "string" && t.startsWith("text/event-stream");
+};
+const isIdentity = (headers: IncomingHttpHeaders) => {
+  const e = headers["content-encoding"];
+  return e === undefined || e === "identity";
+};
+
 class AttemptHandler implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
-  private mode: "waiting" | "sending" | "discarding" | "done" = "waiting";
+  private mode: "waiting" | "holding" | "sending" | "discarding" | "done" = "waiting";
   private discarded = 0;
   private readonly started = performance.now();
+  private ttfbMs: number | null = null;
+  private status = 0;
+  private out: OutgoingHeaders = {};
+  /** Non-streamed 2xx body chunks, kept for the check (held back in `holding`). */
+  private body: Buffer[] | null = null;
+  private bodySize = 0;
+  private stream: StreamCheck | null = null;
+  private reported = false;
 
   constructor(
     private readonly input: AttemptInput,
@@ -121,9 +171,22 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     return (performance.now() - this.started) / 1000;
   }
 
+  private report(outcome: LiveOutcome, tokens?: AnswerVerdict): void {
+    if (this.reported) return;
+    this.reported = true;
+    this.input.onOutcome({
+      outcome,
+      latencyMs: performance.now() - this.started,
+      ttfbMs: this.ttfbMs,
+      promptTokens: tokens?.promptTokens ?? 0,
+      completionTokens: tokens?.completionTokens ?? 0,
+    });
+  }
+
   /** The client went away: stop the upstream too. */
   clientGone(): void {
     if (this.mode === "done" || this.mode === "discarding") return;
+    this.reported = true; // the client's doing, not the line's: not an outcome
     this.controller?.abort(new ClientGoneError("client closed the request"));
   }
 
@@ -134,9 +197,14 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: IncomingHttpHeaders): void {
     if (statusCode < 200) return;
-    if (!this.input.sendAny && (statusCode >= 500 || statusCode === 429)) {
+    this.ttfbMs = performance.now() - this.started;
+    this.status = statusCode;
+    const input = this.input;
+    if (!input.sendAny && (statusCode >= 500 || statusCode === 429) && input.tryRetry()) {
       this.mode = "discarding";
-      this.settle({ type: "refused", status: statusCode, seconds: this.seconds() });
+      const outcome = outcomeOfStatus(statusCode);
+      this.report(outcome);
+      this.settle({ type: "refused", status: statusCode, seconds: this.seconds(), outcome });
       return;
     }
     const out: OutgoingHeaders = {};
@@ -144,11 +212,22 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
       const v = headers[k];
       if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
     }
-    const tags = this.input.tags;
-    out[tags[0]] = tags[1];
-    out[tags[2]] = tags[3];
+    const tags = input.tags;
+    for (let i = 0; i + 1 < tags.length; i += 2) out[tags[i] as string] = tags[i + 1] as string;
+    this.out = out;
+    if (input.check !== null && statusCode < 300) {
+      if (isEventStream(headers)) this.stream = new StreamCheck(input.check);
+      else if (isIdentity(headers)) {
+        this.body = [];
+        if (!input.sendAny) {
+          // A bad 200 may still go to another line: hold the (small, non-streamed) answer until it is checked.
+          this.mode = "holding";
+          return;
+        }
+      }
+    }
     this.mode = "sending";
-    const sink = this.input.sink;
+    const sink = input.sink;
     if (sink.closed) {
       controller.abort(new ClientGoneError("client closed the request"));
       return;
@@ -159,9 +238,26 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.mode === "sending") {
+      if (this.stream !== null) this.stream.push(chunk);
+      else if (this.body !== null) this.keep(chunk);
       if (!this.input.sink.write(chunk)) {
         controller.pause();
         this.input.sink.onDrain(() => controller.resume());
+      }
+    } else if (this.mode === "holding") {
+      this.keep(chunk);
+      if (this.body === null) {
+        // Too large to hold: it goes out as it is, unchecked, and can no longer be retried.
+        const held = this.held;
+        this.held = [];
+        this.mode = "sending";
+        this.input.sink.start(this.status, this.out);
+        this.settle({ type: "sent", status: this.status, seconds: this.seconds() });
+        for (const c of held) this.input.sink.write(c);
+        if (!this.input.sink.write(chunk)) {
+          controller.pause();
+          this.input.sink.onDrain(() => controller.resume());
+        }
       }
     } else if (this.mode === "discarding") {
       this.discarded += chunk.length;
@@ -172,19 +268,66 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** Chunks of a held answer that go out if it turns out too large to check. */
+  private held: Buffer[] = [];
+
+  private keep(chunk: Buffer): void {
+    if (this.body === null) return;
+    this.bodySize += chunk.length;
+    if (this.bodySize > HOLD_LIMIT) {
+      this.held = this.body;
+      this.body = null;
+      return;
+    }
+    this.body.push(chunk);
+  }
+
   onResponseEnd(): void {
-    if (this.mode === "sending") this.input.sink.end();
+    const mode = this.mode;
     this.mode = "done";
+    if (mode === "holding") {
+      const body = Buffer.concat(this.body ?? [], this.bodySize);
+      const verdict = checkJsonAnswer(body, this.input.check as AnswerCheckOptions);
+      if ((verdict.outcome === "empty" || verdict.outcome === "masked_error") && this.input.tryRetry()) {
+        this.report(verdict.outcome, verdict);
+        this.settle({ type: "refused", status: this.status, seconds: this.seconds(), outcome: verdict.outcome });
+        return;
+      }
+      const sink = this.input.sink;
+      if (!sink.closed) {
+        sink.start(this.status, this.out);
+        sink.write(body);
+        sink.end();
+      }
+      this.report(verdict.outcome, verdict);
+      this.settle({ type: "sent", status: this.status, seconds: this.seconds() });
+      return;
+    }
+    if (mode !== "sending") return;
+    this.input.sink.end();
+    if (this.stream !== null) {
+      const v = this.stream.end(true);
+      this.report(v.outcome, v);
+    } else if (this.body !== null) {
+      const v = checkJsonAnswer(Buffer.concat(this.body, this.bodySize), this.input.check as AnswerCheckOptions);
+      this.report(v.outcome, v);
+    } else {
+      this.report(outcomeOfStatus(this.status));
+    }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     const mode = this.mode;
     this.mode = "done";
-    if (mode === "waiting") {
-      this.settle({ type: "failed", error: classifyError(error), message: error.message, seconds: this.seconds() });
+    if (mode === "waiting" || mode === "holding") {
+      const kind = classifyError(error);
+      if (kind !== "aborted") this.report(kind === "timeout" ? "timeout" : "connect");
+      this.settle({ type: "failed", error: kind, message: error.message, seconds: this.seconds() });
     } else if (mode === "sending") {
       // Bytes went to the client already: nothing to retry; cut the response so it can tell.
       this.input.metrics.interrupted(this.input.route, this.input.line.name);
+      const kind = classifyError(error);
+      if (kind !== "aborted") this.report(kind === "timeout" ? "timeout" : "cut", this.stream?.end(false));
       this.input.sink.abort(error);
     }
   }

@@ -1,4 +1,5 @@
 export * from "./health/index";
+export * from "./live/index";
 export * from "./random";
 export * from "./replay/index";
 export * from "./schedule/index";

@@ -71,7 +71,7 @@ export async function handleLineRequest(
     return;
   }
 
-  const plan: Plan = line.plan(seq);
+  const plan: Plan = line.plan(seq, "view" in request ? request.view.promptChars : 0);
   if (plan.action === "hang") {
     // Accepted and never answered: only the client giving up or close() ends it.
     line.hung();
@@ -82,6 +82,17 @@ export async function handleLineRequest(
     if (plan.action === "error") {
       const headers: Record<string, string> = plan.retryAfterSec === null ? {} : { "retry-after": String(plan.retryAfterSec) };
       reply(plan.status, statusErrorBody(plan.status), headers);
+      return;
+    }
+    if (plan.action === "masked-error") {
+      reply(
+        200,
+        errorBody(
+          "You exceeded your current quota, please check your plan and billing details.",
+          "insufficient_quota",
+          "insufficient_quota",
+        ),
+      );
       return;
     }
     const now = ctx.clock();

@@ -64,6 +64,8 @@ export interface Reply {
 export type Plan =
   | { action: "hang" }
   | { action: "error"; delayMs: number; status: number; retryAfterSec: number | null }
+  /** A 200 whose body is an error object (a quota or upstream error dressed as success). */
+  | { action: "masked-error"; delayMs: number }
   | { action: "answer"; delayMs: number; fault: FaultSetting };
 
 const LINE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -147,8 +149,8 @@ export class VirtualLine {
     this.counters.hung += 1;
   }
 
-  /** What happens to request `seq`: flaky picks its phase, rates roll the seeded dice. */
-  plan(seq: number): Plan {
+  /** What happens to request `seq` (of a prompt this long): flaky picks its phase, rates roll the seeded dice. */
+  plan(seq: number, promptChars = 0): Plan {
     let fault: FaultSetting;
     if (this.setting.mode === "flaky") {
       fault = this.sinceModeSet % 2 === 0 ? { mode: "ok" } : this.setting.fault;
@@ -174,6 +176,10 @@ export class VirtualLine {
           return { action: "error", delayMs, status: 429, retryAfterSec: fault.retryAfterSec };
         }
         return { action: "answer", delayMs, fault: { mode: "ok" } };
+      case "long-prompt":
+        if (promptChars <= fault.minPromptChars) return { action: "answer", delayMs, fault: { mode: "ok" } };
+        if (fault.answer === "masked-error") return { action: "masked-error", delayMs };
+        return { action: "answer", delayMs, fault };
       default:
         return { action: "answer", delayMs, fault };
     }
@@ -198,6 +204,7 @@ export class VirtualLine {
     }
     const composed = answer.content;
     if (fault.mode === "truncate") answer = { content: truncateText(answer.content, fault.fraction), json: null };
+    if (fault.mode === "long-prompt") answer = { content: "", json: null };
     if (fault.mode === "drop-fields" && answer.json) {
       const json = dropJsonFields(answer.json, fault.fields, rngFor(this.seed, seq, "fault"));
       answer = { content: JSON.stringify(json), json };

@@ -2,7 +2,19 @@
 // admin request (function call or HTTP body) into a complete setting with defaults.
 import type { Result } from "@linewatch/core";
 
-export const LAB_MODES = ["ok", "truncate", "drop-fields", "stale", "downgrade", "slow", "errors", "rate-limit", "hang", "flaky"] as const;
+export const LAB_MODES = [
+  "ok",
+  "truncate",
+  "drop-fields",
+  "stale",
+  "downgrade",
+  "slow",
+  "errors",
+  "rate-limit",
+  "hang",
+  "long-prompt",
+  "flaky",
+] as const;
 export type LabMode = (typeof LAB_MODES)[number];
 /** What `flaky` alternates with: any mode but itself. */
 export type FaultMode = Exclude<LabMode, "flaky">;
@@ -28,12 +40,19 @@ export interface ModeParamsMap {
   "rate-limit": { retryAfterSec?: number; rate?: number };
   /** Reads the request and never answers, until the lab closes. */
   hang: NoParams;
+  /**
+   * Answers well to prompts of at most `minPromptChars` characters (default 400: the golden
+   * samples are short) and, to longer ones, a 200 that is `empty` content or a `masked-error`
+   * (an error object in a 200, like a free line whose quota ran out): what only live traffic sees.
+   */
+  "long-prompt": { minPromptChars?: number; answer?: "empty" | "masked-error" };
   /** Alternates ok and `fault` (default `errors`); the fault's own parameters sit alongside. */
   flaky: { fault?: FaultMode } & ModeParamsMap["truncate"] &
     ModeParamsMap["drop-fields"] &
     ModeParamsMap["slow"] &
     ModeParamsMap["errors"] &
-    ModeParamsMap["rate-limit"];
+    ModeParamsMap["rate-limit"] &
+    ModeParamsMap["long-prompt"];
 }
 export type ModeParams<M extends LabMode> = ModeParamsMap[M];
 /** `{ mode, ...params }`: the body of `POST /__lab/lines/<name>/mode`. */
@@ -49,7 +68,8 @@ export type FaultSetting =
   | { mode: "slow"; latencyMs: number }
   | { mode: "errors"; status: number; rate: number }
   | { mode: "rate-limit"; retryAfterSec: number; rate: number }
-  | { mode: "hang" };
+  | { mode: "hang" }
+  | { mode: "long-prompt"; minPromptChars: number; answer: "empty" | "masked-error" };
 export type ModeSetting = FaultSetting | { mode: "flaky"; fault: FaultSetting };
 
 export const DEFAULTS = {
@@ -59,6 +79,8 @@ export const DEFAULTS = {
   rate: 1,
   retryAfterSec: 20,
   fault: "errors" as FaultMode,
+  minPromptChars: 400,
+  answer: "empty" as "empty" | "masked-error",
 } as const;
 
 const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
@@ -71,6 +93,7 @@ const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
   errors: ["status", "rate"],
   "rate-limit": ["retryAfterSec", "rate"],
   hang: [],
+  "long-prompt": ["minPromptChars", "answer"],
 };
 
 export function isLabMode(value: unknown): value is LabMode {
@@ -138,6 +161,15 @@ function parseFault(mode: FaultMode, body: Record<string, unknown>): Result<Faul
       if (!status.ok) return status;
       const rate = numberParam(body, "rate", DEFAULTS.rate, 0, 1, false);
       return rate.ok ? { ok: true, value: { mode, status: status.value, rate: rate.value } } : rate;
+    }
+    case "long-prompt": {
+      const minPromptChars = numberParam(body, "minPromptChars", DEFAULTS.minPromptChars, 0, 10_000_000, true);
+      if (!minPromptChars.ok) return minPromptChars;
+      const answer = body.answer ?? DEFAULTS.answer;
+      if (answer !== "empty" && answer !== "masked-error") {
+        return { ok: false, error: `answer must be empty or masked-error; got ${JSON.stringify(answer)}` };
+      }
+      return { ok: true, value: { mode, minPromptChars: minPromptChars.value, answer } };
     }
     case "rate-limit": {
       const retryAfterSec = numberParam(body, "retryAfterSec", DEFAULTS.retryAfterSec, 0, 86_400, true);

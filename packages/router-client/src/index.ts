@@ -1,3 +1,13 @@
+export { emptyCounts, LIVE_OUTCOMES, type LiveOutcome, type OutcomeReport, type OutcomeReportLine } from "@linewatch/core";
+export {
+  type AnswerCheckOptions,
+  type AnswerKind,
+  type AnswerVerdict,
+  checkJsonAnswer,
+  outcomeOfStatus,
+  requestedMaxTokens,
+  StreamCheck,
+} from "./answer-check";
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 export {
   buildSnapshot,
@@ -11,7 +21,9 @@ export {
   type TableSnapshot,
   type TableSource,
 } from "./client";
+export { DEFAULT_EJECTOR, LineEjector, type LineEjectorOptions } from "./line-ejector";
 export { type ParseResult, parseTable } from "./parse-table";
+export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from "./retry-budget";
 export { type LoadedTables, loadTables, type SavedTable, saveTables } from "./table-file";
 export type { Rng, RouteTable, TableLine, TableList, TableMode } from "./types";
 export { TABLE_MODES } from "./types";

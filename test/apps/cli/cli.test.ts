@@ -193,9 +193,29 @@ describe("commands against a running control plane", () => {
     expect(results.every((r) => r.passed)).toBe(true);
     expect(await okRun(["probe", "paid-b"])).toMatch(/nonce-echo\s+100\s+yes/);
 
+    expect(await okRun(["health", "paid-a"])).toMatch(/live\s+no live answers reported/);
+    // A router's report (open mode: no token needed) shows next to the probes.
+    const { lines } = (await (await cp.request("/v1/lines")).json()) as { lines: { id: string; name: string }[] };
+    const paidA = lines.find((l) => l.name === "paid-a")?.id as string;
+    const zero = { ok: 0, empty: 0, masked_error: 0, cut: 0, http_4xx: 0, http_5xx: 0, rate_limited: 0, timeout: 0, connect: 0 };
+    const pushed = await cp.request("/v1/outcomes", {
+      method: "POST",
+      json: {
+        routerId: "edge-1",
+        windowId: "w1",
+        windowStart: new Date(Date.now() - 5000).toISOString(),
+        windowEnd: new Date().toISOString(),
+        lines: [
+          { lineId: paidA, counts: { ...zero, ok: 98, http_5xx: 2 }, promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0 },
+        ],
+      },
+    });
+    expect(pushed.status).toBe(200);
     const detail = await okRun(["health", "paid-a"]);
     expect(detail).toMatch(/state\s+healthy/);
     expect(detail).toContain("recent probes:");
+    expect(detail).toMatch(/live\s+100 answers \(98 ok, 2 http_5xx\), 98\.0% ok, failures 2\.0%/);
+    expect(await okRun(["health"])).toMatch(/paid-a .*98\.0% of 100/);
     const all = await okRunJson<{ lines: { name: string; state: string }[] }>(["health"]);
     expect(all.lines.map((l) => [l.name, l.state])).toEqual([
       ["paid-a", "healthy"],

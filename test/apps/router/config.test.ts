@@ -16,6 +16,14 @@ describe("loadConfig", () => {
       waitSec: 30,
       maxBodyBytes: 8 * 1024 * 1024,
       allowUpstreamHosts: [],
+      routerId: expect.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]*-\d+-[0-9a-f]{6}$/),
+      reportIntervalMs: 5_000,
+      reportBacklog: 120,
+      inBandCheck: true,
+      cutMinTokens: 16,
+      retryBudgetPct: 20,
+      retryBudgetMin: 10,
+      ejectAfterFailures: 3,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

@@ -62,6 +62,32 @@ describe("parseModeRequest", () => {
   });
 
   it("knows every documented mode", () => {
-    expect(LAB_MODES).toEqual(["ok", "truncate", "drop-fields", "stale", "downgrade", "slow", "errors", "rate-limit", "hang", "flaky"]);
+    expect(LAB_MODES).toEqual([
+      "ok",
+      "truncate",
+      "drop-fields",
+      "stale",
+      "downgrade",
+      "slow",
+      "errors",
+      "rate-limit",
+      "hang",
+      "long-prompt",
+      "flaky",
+    ]);
+  });
+
+  it("long-prompt: defaults, its answer kinds, and a bad answer kind named", () => {
+    expect(parseModeRequest({ mode: "long-prompt" })).toEqual({
+      ok: true,
+      value: { mode: "long-prompt", minPromptChars: 400, answer: "empty" },
+    });
+    expect(parseModeRequest({ mode: "long-prompt", minPromptChars: 10, answer: "masked-error" })).toEqual({
+      ok: true,
+      value: { mode: "long-prompt", minPromptChars: 10, answer: "masked-error" },
+    });
+    const bad = parseModeRequest({ mode: "long-prompt", answer: "nothing" });
+    expect(bad.ok).toBe(false);
+    expect(bad.ok ? "" : bad.error).toMatch(/^answer must be/);
   });
 });

@@ -55,6 +55,18 @@ export function probeTable(results: ProbeResult[], now = Date.now()): string {
   );
 }
 
+/** Live traffic next to the probes (SPEC §9): what the routers saw over the recent window. */
+export function liveSummary(live: LineHealth["live"]): string {
+  const r = live.recent;
+  if (r.requests === 0) return "no live answers reported in the recent window";
+  const counts = Object.entries(r.counts)
+    .filter(([, n]) => n > 0)
+    .map(([o, n]) => `${n} ${o}`)
+    .join(", ");
+  const success = r.successRate === null ? "-" : `${fixed(r.successRate * 100, 1)}%`;
+  return `${r.requests} answers (${counts}), ${success} ok, failures ${fixed(r.failureRate * 100, 1)}% (baseline ${fixed(live.baseline.failureRate * 100, 1)}% of ${live.baseline.requests}), ${r.routers.length} router${r.routers.length === 1 ? "" : "s"}${live.suspect ? " — SUSPECT" : ""}`;
+}
+
 /** A line's state and score in its tone: a line at weight 0 never shows a good score in green. */
 const stateText = (h: LineHealth, color: boolean) => paint(h.state, h.tone, color);
 const scoreText = (h: LineHealth, color: boolean) => paint(fixed(h.score), scoreTone(h.score, h.tone), color);
@@ -84,6 +96,8 @@ function showHealth(h: LineHealth, now: number, color: boolean): string {
       "probing",
       `${h.probing.samples.length} samples every ${h.probing.intervalSec} s, ~${h.probing.probesPerDay}/day, ~${h.probing.tokensPerDay} tokens/day`,
     ],
+    ["live", liveSummary(h.live)],
+    ["live verdict", h.live.suspect ? h.live.reason : null],
   ]);
   const recent = h.recent.length ? `\n\nrecent probes:\n${probeTable(h.recent, now)}` : "\n\nno probes yet: run `linewatch probe LINE`";
   const failed = h.recent.find((r) => !r.passed);
@@ -100,7 +114,7 @@ async function allHealth(ctx: Context, now: number) {
     health.length === 0
       ? "no lines yet"
       : table(
-          ["LINE", "STATE", "SCORE", "FACTOR", "WEIGHTS", "SINCE", "DETAIL", "LAST PROBE"],
+          ["LINE", "STATE", "SCORE", "FACTOR", "WEIGHTS", "SINCE", "DETAIL", "LAST PROBE", "LIVE OK"],
           health.map((h) => [
             h.name,
             stateText(h, ctx.color),
@@ -110,6 +124,9 @@ async function allHealth(ctx: Context, now: number) {
             ago(h.since, now),
             stateDetail(h, now),
             h.recent[0] ? `${ago(h.recent[0].startedAt, now)} ${h.recent[0].passed ? "pass" : "FAIL"}` : "never",
+            h.live.recent.successRate === null
+              ? "-"
+              : `${fixed(h.live.recent.successRate * 100, 1)}% of ${h.live.recent.requests}${h.live.suspect ? " SUSPECT" : ""}`,
           ]),
         ),
   );

@@ -1,4 +1,14 @@
-import { type HealthState, linePolicy, lineStatus, routeWarnings, type StatusTone } from "@linewatch/core";
+import {
+  DEFAULT_LIVE_WINDOWS,
+  type HealthState,
+  type LiveWindow,
+  linePolicy,
+  lineStatus,
+  liveVerdict,
+  routeWarnings,
+  type StatusTone,
+  summarizeLive,
+} from "@linewatch/core";
 import {
   dashboardFingerprint,
   type EventRow,
@@ -11,6 +21,7 @@ import {
   listEvents,
   listLineHealth,
   listSamples,
+  outcomeWindowsSince,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
@@ -57,6 +68,33 @@ export interface LineView {
   fields: (number | null)[];
   /** Answers per content-length bin over the window (see LENGTH_BINS). */
   lengths: number[];
+  /** Live answers the routers reported over the recent window, next to the probe score; null: none. */
+  live: LiveCell | null;
+}
+
+export interface LiveCell {
+  requests: number;
+  successRate: number;
+  failureRate: number;
+  silentRate: number;
+  suspect: boolean;
+  reason: string;
+}
+
+/** The live cell of a line: the same summary and verdict as GET /v1/lines/:id/health. */
+export function liveCell(windows: LiveWindow[], now: number): LiveCell | null {
+  const summary = summarizeLive(windows, now);
+  const r = summary.recent;
+  if (r.successRate === null) return null;
+  const verdict = liveVerdict(summary);
+  return {
+    requests: r.requests,
+    successRate: r.successRate,
+    failureRate: r.failureRate,
+    silentRate: r.silentRate,
+    suspect: verdict.suspect,
+    reason: verdict.reason,
+  };
 }
 
 export interface RouteView {
@@ -106,6 +144,8 @@ export interface Overview {
 }
 
 interface Stored {
+  /** Live outcome windows of the recent window, per line (SPEC §9). */
+  live: Map<string, LiveWindow[]>;
   health: LineHealthRow[];
   activity: LineActivity[];
   buckets: LineBucket[];
@@ -209,7 +249,9 @@ export class OverviewData {
       source: s.source,
       weight: s.weight,
     }));
-    return { stored: { health, activity, ...aggregates.snapshot(), events, samples }, now };
+    const since = new Date(now - DEFAULT_LIVE_WINDOWS.recentMs - DEFAULT_LIVE_WINDOWS.baselineMs);
+    const live = await outcomeWindowsSince(db, since);
+    return { stored: { live, health, activity, ...aggregates.snapshot(), events, samples }, now };
   }
 
   /** How long after its start a probe's result may still arrive: the longest timeout in use, plus slack. */
@@ -282,6 +324,7 @@ export class OverviewData {
           c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100,
         ),
         lengths: lengthsOf.get(line.id) ?? new Array<number>(LENGTH_BINS + 2).fill(0),
+        live: liveCell(stored.live.get(line.id) ?? [], queriedAt),
       };
     });
     lines.sort((a, b) => SEVERITY[a.state] - SEVERITY[b.state] || (a.score ?? 101) - (b.score ?? 101) || a.name.localeCompare(b.name));

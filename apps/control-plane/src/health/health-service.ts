@@ -6,6 +6,7 @@ import {
   type HealthEvent,
   type HealthPolicy,
   initialHealth,
+  type LiveEvidence,
   LINE_SCORE_WINDOW_MS,
   linePolicy,
   lineScore,
@@ -248,6 +249,20 @@ export class HealthService {
       this.policies.byLine.set(line.id, entry);
     }
     return entry;
+  }
+
+  /**
+   * A judgment of the line's live traffic (SPEC §9): the health machine counts it next to the
+   * probes; its confirming probes arrive as probe results of their own.
+   */
+  async applyLive(lineId: string, evidence: LiveEvidence): Promise<void> {
+    const { verdict, probes } = evidence;
+    await this.step(lineId, async () => ({
+      type: "live",
+      suspect: verdict.suspect,
+      reason: verdict.reason,
+      probeIds: probes.filter((p) => !p.passed).map((p) => p.id),
+    }));
   }
 
   async applyAdmin(lineId: string, adminState: AdminState): Promise<void> {

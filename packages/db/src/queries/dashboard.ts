@@ -162,6 +162,7 @@ export async function dashboardFingerprint(db: Db): Promise<string> {
     sql`
     select
       (select max(id) from events)::text as ev,
+      (select max(id) from line_outcomes)::text as lo,
       (select (extract(epoch from max(started_at)) * 1000)::bigint from probe_results)::text as pr,
       (select count(*) from lines)::text as nl,
       (select (extract(epoch from max(updated_at)) * 1000)::bigint from lines)::text as lu,

@@ -2,6 +2,7 @@ export * from "./dashboard";
 export * from "./errors";
 export * from "./events";
 export * from "./health";
+export * from "./line-outcomes";
 export * from "./lines";
 export * from "./maintenance";
 export * from "./probe-results";

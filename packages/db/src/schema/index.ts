@@ -1,5 +1,6 @@
 export * from "./events";
 export * from "./line-health";
+export * from "./line-outcomes";
 export * from "./lines";
 export * from "./probe-results";
 export * from "./probe-schedule";

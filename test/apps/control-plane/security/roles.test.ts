@@ -14,10 +14,11 @@ const KEY = "sk-roles-0123456789abcdef";
 
 /**
  * Who may call what, written out here rather than read from auth.ts: admin everything; viewer every
- * read but tokens; router only GET /v1/tables*.
+ * read but tokens; router only GET /v1/tables* and POST /v1/outcomes (which only a router may call).
  */
 function expectedRoles(op: Operation): Role[] {
   const read = op.method === "GET";
+  if (op.path === "/v1/outcomes") return ["router"];
   if (op.path.startsWith("/v1/tokens")) return ["admin"];
   if (op.path.startsWith("/v1/tables")) return read ? ["admin", "viewer", "router"] : ["admin"];
   // A replay is a POST that only reads (SPEC §10).

@@ -72,6 +72,29 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
       </section>
 
       <div class="row cards" id="line-cards" data-swap="">
+        <section class="panel card" id="live-card">
+          <h2>Live traffic</h2>
+          {h.live.recent.successRate === null ? (
+            <div class="muted">no live answers reported in the last 2 min</div>
+          ) : (
+            <>
+              <div class={`big ${h.live.suspect ? "s-bad" : h.live.recent.successRate >= 0.95 ? "s-good" : "s-warn"}`}>
+                {percent(h.live.recent.successRate)}
+              </div>
+              <div class="muted">
+                ok of {h.live.recent.requests} live answers · last 2 min · {h.live.recent.routers.length} router(s) · baseline failures{" "}
+                {percent(h.live.baseline.failureRate)}
+              </div>
+              <div class="muted">
+                {Object.entries(h.live.recent.counts)
+                  .filter(([, n]) => n > 0)
+                  .map(([o, n]) => `${n} ${o}`)
+                  .join(" · ")}
+              </div>
+              {h.live.suspect ? <div class="s-bad">{h.live.reason}</div> : null}
+            </>
+          )}
+        </section>
         <section class="panel card">
           <h2>Score</h2>
           <div class={`big ${scoreClass(h.score, h.tone)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>

@@ -1,7 +1,7 @@
 import type { HealthState } from "@linewatch/core";
 import { LENGTH_BINS, LENGTH_DECADES } from "@linewatch/db";
 import type { FC } from "hono/jsx";
-import { type EventView, type LineView, type Overview, type RouteView, WINDOWS } from "../overview-data";
+import { type EventView, type LineView, type LiveCell, type Overview, type RouteView, WINDOWS } from "../overview-data";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { type FormState, LineForm, SampleForm } from "./forms";
 
@@ -112,6 +112,9 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
             <th class="num" title="mean probe score of the last 10 minutes">
               score
             </th>
+            <th class="num" title="live answers the routers reported over the last 2 minutes: share ok, and how many">
+              live ok
+            </th>
             <th title={`mean score per ${Math.round(o.bucketMs / 60_000)} min, last ${o.hours} h`}>trend</th>
             <th title="share of each route's table; hover for base weight × health factor">weight per route</th>
             <th>last probe</th>
@@ -150,6 +153,9 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
                 >
                   {l.score === null ? "–" : l.score.toFixed(1)}
                 </span>
+              </td>
+              <td class="num live">
+                <LiveOk live={l.live} />
               </td>
               <td>
                 <canvas class="spark" width="120" height="26" />
@@ -268,6 +274,18 @@ export const Timeline: FC<{ events: EventView[]; now: number; id?: string }> = (
 );
 
 /** What the client script draws: one entry per line, in the table's order. */
+/** Live outcomes next to the probe score (SPEC §9); a suspect line is marked and says why on hover. */
+export function LiveOk({ live }: { live: LiveCell | null }) {
+  if (live === null) return <span class="muted">–</span>;
+  return (
+    <span class={`score ${live.suspect ? "s-bad" : live.successRate >= 0.95 ? "s-good" : "s-warn"}`} title={live.reason}>
+      {percent(live.successRate)}
+      <small class="muted"> of {live.requests}</small>
+      {live.suspect ? <b> suspect</b> : null}
+    </span>
+  );
+}
+
 export function chartData(o: Overview) {
   return {
     start: o.start,

@@ -7,7 +7,7 @@ const EventSchema = z
   .object({
     id: z.number().int(),
     at: z.string(),
-    kind: z.string().openapi({ description: "state_change | weight_change | table_published | trend_alert" }),
+    kind: z.string().openapi({ description: "state_change | weight_change | table_published | trend_alert | live_evidence" }),
     lineId: z.string().nullable(),
     route: z.string().nullable(),
     reason: z.string(),
@@ -18,7 +18,7 @@ const EventSchema = z
 const EventQuery = z.object({
   line: z.string().optional().openapi({ description: "Line id or name" }),
   route: z.string().optional(),
-  kind: z.enum(["state_change", "weight_change", "table_published", "trend_alert"]).optional(),
+  kind: z.enum(["state_change", "weight_change", "table_published", "trend_alert", "live_evidence"]).optional(),
   since: z.iso.datetime({ offset: true }).optional().openapi({ description: "ISO time" }),
   before: z.coerce.number().int().min(1).optional().openapi({ description: "Page cursor: events older than this id" }),
   limit: z.coerce.number().int().min(1).max(500).default(100),

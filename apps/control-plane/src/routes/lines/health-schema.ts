@@ -42,6 +42,28 @@ export const ProbeResultSchema = z
 
 export const ProbeRunSchema = z.object({ results: z.array(ProbeResultSchema) }).openapi("ProbeRun");
 
+const LiveStatsSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  requests: z.number().int(),
+  counts: z.record(z.string(), z.number().int()).openapi({ description: "Live answers by outcome (SPEC §9)" }),
+  failureRate: z.number().openapi({ description: "Share that failed for the line's sake (4xx excluded)" }),
+  silentRate: z.number().openapi({ description: "Share that were 2xx failures: empty, masked_error, cut" }),
+  successRate: z.number().nullable().openapi({ description: "Effective success rate: share that were ok" }),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  routers: z.array(z.string()),
+});
+
+export const LiveSectionSchema = z
+  .object({
+    recent: LiveStatsSchema.openapi({ description: "The recent window the verdict looks at" }),
+    baseline: LiveStatsSchema.openapi({ description: "The line's own passive rate over the hour before" }),
+    suspect: z.boolean().openapi({ description: "Live traffic suggests a fault (the control plane probes the line at once)" }),
+    reason: z.string(),
+  })
+  .openapi("LineLive");
+
 export const LineHealthSchema = z
   .object({
     lineId: z.string(),
@@ -91,5 +113,6 @@ export const LineHealthSchema = z
       tokensPerDay: z.number().openapi({ description: "Estimated from the last 24 h at the current interval" }),
     }),
     recent: z.array(ProbeResultSchema),
+    live: LiveSectionSchema,
   })
   .openapi("LineHealth");

@@ -4,6 +4,7 @@ import {
   averageComponents,
   isFastProbing,
   LINE_SCORE_WINDOW_MS,
+  type LiveStats,
   linePolicy,
   lineStatus,
   probeIntervalMs,
@@ -13,6 +14,7 @@ import { getLineHealth, latestLineResults, probeSpend, type StoredProbeResult } 
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import { ApiError, NotFoundError } from "../../errors";
+import type { LiveView } from "../../live/live-service";
 
 import { createRouter, ErrorSchema, errorResponses, IdParam, isUuid, json } from "../common";
 import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
@@ -40,6 +42,19 @@ export function resultView(r: StoredProbeResult & { sampleName?: string }) {
     contentHash: r.contentHash,
     excerpt: r.excerpt,
     tokens: r.tokens,
+  };
+}
+
+function statsView(s: LiveStats) {
+  return { ...s, from: new Date(s.from).toISOString(), to: new Date(s.to - 1).toISOString() };
+}
+
+export function liveView(live: LiveView) {
+  return {
+    recent: statsView(live.summary.recent),
+    baseline: statsView(live.summary.baseline),
+    suspect: live.verdict.suspect,
+    reason: live.verdict.reason,
   };
 }
 
@@ -104,6 +119,7 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
       const interval = probeIntervalMs(line, samples.length, { fast: health !== null && isFastProbing(health, now) });
       const last24h = await probeSpend(db, id, new Date(now - 86_400_000));
       const perDay = probesPerDay(interval, samples.length);
+      const live = await engine.live.view(id);
       return c.json(
         {
           lineId: line.id,
@@ -142,6 +158,7 @@ export function lineHealthRoutes(deps: AppDeps, engine: Engine) {
             tokensPerDay: last24h.probes > 0 ? Math.round((last24h.tokens / last24h.probes) * perDay) : 0,
           },
           recent: recent.slice(0, 20).map(resultView),
+          live: liveView(live),
         },
         200,
       );

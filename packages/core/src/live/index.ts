@@ -1,0 +1,3 @@
+export * from "./outcomes";
+export * from "./summary";
+export * from "./verdict";

@@ -1,0 +1,47 @@
+// Local passive ejection: a line whose last few answers all failed gets no first attempts for a
+// short while (it still gets them when no other line is left). Without it, a line failing every
+// request would need a retry for each request it is picked for, more than the retry budget
+// allows; with it, the budget only pays for the few failures that find the line out. The control
+// plane's confirmed judgment (live evidence + probes) is what moves the table; this only bridges
+// the seconds until it does. `now` is an input (ms).
+
+export interface LineEjectorOptions {
+  /** Consecutive failed answers that eject a line (default 3; 0: never). */
+  failures: number;
+  /** ms a line stays out; after it, the next answer decides (default 5000). */
+  ejectMs: number;
+}
+
+export const DEFAULT_EJECTOR: LineEjectorOptions = { failures: 3, ejectMs: 5_000 };
+
+export class LineEjector {
+  private readonly streak = new Map<string, number>();
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly options: LineEjectorOptions = DEFAULT_EJECTOR) {}
+
+  /** One answer of the line: `ok` resets its streak, a failure adds to it. */
+  observe(lineId: string, failed: boolean, now: number): void {
+    if (!failed) {
+      if (this.streak.delete(lineId)) this.until.delete(lineId);
+      return;
+    }
+    if (this.options.failures <= 0) return;
+    const n = (this.streak.get(lineId) ?? 0) + 1;
+    this.streak.set(lineId, n);
+    if (n >= this.options.failures) this.until.set(lineId, now + this.options.ejectMs);
+  }
+
+  /** Lines out right now (empty in the common case: no allocation then). */
+  ejected(now: number): string[] {
+    if (this.until.size === 0) return NONE;
+    const out: string[] = [];
+    for (const [id, t] of this.until) {
+      if (t > now) out.push(id);
+      else this.until.delete(id); // half-open: the next answer decides, a failure ejects it again
+    }
+    return out;
+  }
+}
+
+const NONE: string[] = [];
