@@ -1,8 +1,9 @@
 // The one file that reads process.env for the router. Plain checks (the router keeps its
 // dependencies to the proxy path); every error names the variable.
-import { allowEntryProblem } from "@linewatch/router-client";
+
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import { allowEntryProblem } from "@linewatch/router-client";
 
 export interface RouterConfig {
   /** Control-plane base URL. */

@@ -3,12 +3,12 @@
 // only; a client that goes away aborts it between pages.
 import {
   applicableSamples,
-  probeIntervalMs,
   buildReport,
   type HealthPolicy,
   linePolicy,
   PolicyReplay,
   parseReplayPolicy,
+  probeIntervalMs,
   proposedLinePolicy,
   RecordedTimeline,
   type ReplayLine,
