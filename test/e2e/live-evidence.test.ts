@@ -2,7 +2,7 @@
 // answers to long prompts. Clients going through a real router never see an empty answer (in-band
 // failover), the router's outcome reports make the control plane suspect the line, probe it at
 // once and record a live_evidence event naming the evidence — and the golden probes pass, so they
-// alone would never have caught it.
+// alone would never have caught it. Live evidence alone takes the line to weight 0.
 import { type Lab, startLab } from "@linewatch/lab";
 import { type RunningRouter, startRouter } from "@linewatch/router";
 import { silentLogger } from "@linewatch/router-client";
@@ -58,7 +58,17 @@ describe("live traffic as evidence, end to end", () => {
 
     const long = "Please summarise the following report in two sentences. ".repeat(40);
     const started = Date.now();
-    for (let i = 0; i < 60; i++) {
+    const weightOfBad = async () => {
+      const t = (await (await cp.request("/v1/tables/chat", { token: tokens.viewer })).json()) as {
+        lines: { id: string; weight: number }[];
+      };
+      return t.lines.find((l) => l.id === ids.bad)?.weight ?? 0;
+    };
+    // Real traffic, paced at about 40 requests a second, for as long as the line carries any (at most
+    // 30 s and 1500 requests).
+    let outAt: number | null = null;
+    for (let i = 0; i < 1500 && Date.now() - started < 30_000; i++) {
+      await new Promise((r) => setTimeout(r, 20));
       const res = await fetch(`${router.url}/v1/chat/completions`, {
         method: "POST",
         headers: { "content-type": "application/json" },
@@ -67,7 +77,19 @@ describe("live traffic as evidence, end to end", () => {
       expect(res.status).toBe(200);
       const body = (await res.json()) as { choices: { message: { content: string } }[] };
       expect(body.choices[0]?.message.content.length).toBeGreaterThan(0);
+      if (i % 10 === 9 && (await weightOfBad()) === 0) {
+        outAt = Date.now();
+        break;
+      }
     }
+    // Weight 0 within 30 s of live failures, with a state change naming the live evidence.
+    expect(outAt).not.toBeNull();
+    expect((outAt ?? Number.POSITIVE_INFINITY) - started).toBeLessThan(30_000);
+    const changes = (await (await cp.request(`/v1/events?kind=state_change&line=${ids.bad}`, { token: tokens.viewer })).json()) as {
+      events: { reason: string; data: { to: string } }[];
+    };
+    const out = changes.events.find((e) => e.data.to === "cooldown");
+    expect(out?.reason).toMatch(/^live_evidence: live traffic: \d+ empty of \d+ answers/);
     const event = await eventually(
       async () => {
         const page = (await (await cp.request(`/v1/events?kind=live_evidence&line=${ids.bad}`, { token: tokens.viewer })).json()) as {
@@ -93,5 +115,13 @@ describe("live traffic as evidence, end to end", () => {
       events: unknown[];
     };
     expect(good.events).toHaveLength(0);
+    expect(
+      await (async () => {
+        const t = (await (await cp.request("/v1/tables/chat", { token: tokens.viewer })).json()) as {
+          lines: { id: string; weight: number }[];
+        };
+        return t.lines.find((l) => l.id === ids.good)?.weight;
+      })(),
+    ).toBe(10_000);
   });
 });

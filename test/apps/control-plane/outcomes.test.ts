@@ -50,8 +50,11 @@ beforeAll(async () => {
     ids[name] = (await createLine(cp, { name, baseUrl: lab.baseUrl(name), routes: [{ route: "chat", weight: 1 }] })).id;
   }
   tokens = await createTokens(cp);
-  cp.engine.onLiveEvidence = (_lineId, e) => {
+  // Record every judgment on its way into the health machine (the fusion stays in the loop).
+  const fuse = cp.engine.onLiveEvidence;
+  cp.engine.onLiveEvidence = async (lineId, e) => {
     evidence.push(e);
+    await fuse(lineId, e);
   };
 }, 60_000);
 
@@ -187,6 +190,12 @@ describe("POST /v1/outcomes: storing and judging", () => {
       events: unknown[];
     };
     expect(events.events).toHaveLength(0);
+    // Counted as evidence all the same, and an ordinary live error rate moves nothing.
+    const health = (await (await cp.request(`/v1/lines/${ids.calm}/health`, { token: tokens.viewer })).json()) as {
+      state: string;
+      weightFactor: number;
+    };
+    expect(health).toMatchObject({ state: "healthy", weightFactor: 1 });
   });
 
   it("empty answers above a few percent make the line suspect: it is probed at once, and the event names the evidence and the (passing) golden probes", async () => {
