@@ -7,7 +7,16 @@
 //   scrape time, so every replica reports the same truth whichever of them ran the probe or publish.
 // Labels are names of lines, samples and routes and small fixed sets (state, outcome, mode): never
 // probe ids or content hashes.
-import { HEALTH_STATES, type Health, isFastProbing, type PublishedLine, type PublishedTable, weightFactor } from "@linewatch/core";
+import {
+  ADMIN_STATES,
+  type AdminState,
+  DEFAULT_HEALTH_POLICY,
+  HEALTH_STATES,
+  isFastProbing,
+  lineStatus,
+  type PublishedLine,
+  type PublishedTable,
+} from "@linewatch/core";
 import {
   countEventsByLine,
   type Database,
@@ -222,9 +231,12 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
   // --- what the database holds, read at scrape time ---
   const lineNameById = (state: ScrapeState) => new Map(state.lines.map((l) => [l.id, l.name]));
   const healthById = (state: ScrapeState) => new Map(state.health.map((h) => [h.lineId, h]));
-  /** The state a line is in as its tables see it: the admin state wins over what the probes say. */
-  const lineState = (line: ScrapeState["lines"][number], h: ScrapeState["health"][number] | undefined): string =>
-    line.adminState !== "active" ? line.adminState : (h?.state ?? "healthy");
+  /**
+   * A line's status as its tables see it, from core's one function (the admin state over health). Its
+   * state and factor do not depend on the policy; the defaults stand in for the route's overrides.
+   */
+  const statusOf = (line: ScrapeState["lines"][number], h: ScrapeState["health"][number] | undefined) =>
+    lineStatus(isAdminState(line.adminState) ? line.adminState : "active", h?.health ?? null, DEFAULT_HEALTH_POLICY, sources.now());
   const liveTables = (state: ScrapeState) => {
     const routes = new Set(state.routes);
     return state.tables.filter((t) => routes.has(t.route));
@@ -256,7 +268,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       fill: (state, set) => {
         const health = healthById(state);
         for (const l of state.lines) {
-          const current = lineState(l, health.get(l.id));
+          const current = statusOf(l, health.get(l.id)).state;
           for (const s of HEALTH_STATES) set({ line: l.name, state: s }, s === current ? 1 : 0);
         }
       },
@@ -280,8 +292,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       fill: (state, set) => {
         const health = healthById(state);
         for (const l of state.lines) {
-          const h = health.get(l.id)?.health as unknown as Health | undefined;
-          set({ line: l.name }, l.adminState !== "active" ? 0 : h ? weightFactor(h) : 1);
+          set({ line: l.name }, statusOf(l, health.get(l.id)).factor);
         }
       },
     },
@@ -293,7 +304,7 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
         const now = sources.now();
         const health = healthById(state);
         for (const l of state.lines) {
-          const h = health.get(l.id)?.health as unknown as Health | undefined;
+          const h = health.get(l.id)?.health;
           set({ line: l.name }, h && isFastProbing(h, now) ? 1 : 0);
         }
       },
@@ -398,3 +409,5 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+const isAdminState = (s: string): s is AdminState => (ADMIN_STATES as readonly string[]).includes(s);
