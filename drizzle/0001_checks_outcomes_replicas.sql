@@ -22,6 +22,7 @@ CREATE TABLE "replicas" (
 ALTER TABLE "lines" ADD COLUMN "headers_enc" text;--> statement-breakpoint
 ALTER TABLE "probe_results" ADD COLUMN "checks" jsonb DEFAULT '[]'::jsonb NOT NULL;--> statement-breakpoint
 ALTER TABLE "probe_schedule" ADD COLUMN "regular_at" timestamp with time zone;--> statement-breakpoint
+ALTER TABLE "probe_schedule" ADD COLUMN "fast_until" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "line_outcomes" ADD CONSTRAINT "line_outcomes_line_id_lines_id_fk" FOREIGN KEY ("line_id") REFERENCES "public"."lines"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "line_outcomes_window_uq" ON "line_outcomes" USING btree ("router_id","window_id","line_id");--> statement-breakpoint
 CREATE INDEX "line_outcomes_line_end_idx" ON "line_outcomes" USING btree ("line_id","window_end");--> statement-breakpoint

@@ -1,5 +1,6 @@
-import { listSchedule } from "@linewatch/db";
+import { executeRows, listSchedule } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
@@ -63,5 +64,19 @@ describe("a confirming re-probe keeps its sample's cadence", () => {
     expect(after?.trigger).toBe("schedule");
     // The regular cadence: the failed slot + one interval, whatever the confirm's time was.
     expect(after?.nextAt.getTime()).toBe(firstDue + INTERVAL);
+  }, 60_000);
+
+  it("a trend alert's fast_probe_until is applied to the schedule: the line's slots marked fast until the window ends", async () => {
+    lab.setMode("a", "errors", { status: 502 });
+    await run(3 * INTERVAL);
+    lab.setMode("a", "ok");
+    const alerts = (await (await cp.request(`/v1/events?kind=trend_alert&line=${lineId}`)).json()) as { events: unknown[] };
+    expect(alerts.events.length).toBeGreaterThan(0);
+    const health = (await (await cp.request(`/v1/lines/${lineId}/health`)).json()) as { fastProbeUntil: string | null };
+    const marked = executeRows<{ fast_until: string | Date | null }>(
+      await cp.database.db.execute(sql`select fast_until from probe_schedule where line_id = ${lineId}`),
+    );
+    expect(marked.length).toBeGreaterThan(0);
+    for (const row of marked) expect(row.fast_until && new Date(row.fast_until).getTime()).toBe(Date.parse(health.fastProbeUntil ?? ""));
   }, 60_000);
 });

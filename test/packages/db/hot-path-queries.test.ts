@@ -20,9 +20,11 @@ import {
   type ProbeResultInsert,
   readHealthForProbes,
   sampleHistories,
+  setFastProbing,
   storeProbeResults,
   writeHealthIfUnchanged,
 } from "@linewatch/db";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lineRow, probeResultRow } from "../../helpers/rows";
 import { createTestDatabase, type TestDatabase } from "../../helpers/test-db";
@@ -162,7 +164,7 @@ describe("sampleHistories", () => {
 });
 
 describe("claimDueProbesWithContext", () => {
-  it("claims due rows with the newest result of their pair and, for a line probing fast, its health", async () => {
+  it("claims due rows with the newest result of their pair and whether their line probes fast", async () => {
     const db = database.db;
     const [s1, s2] = sampleIds as [string, string];
     for (const s of sampleIds) await deleteScheduleRow(db, otherLineId, s);
@@ -174,19 +176,43 @@ describe("claimDueProbesWithContext", () => {
       { lineId, health: { ...initialHealth(T0), fastProbeUntil: T0 + 999_999 }, state: "healthy", now: new Date(T0) },
     ]);
     await ensureLinesHealth(db, [{ lineId: otherLineId, health: initialHealth(T0), state: "healthy", now: new Date(T0) }]);
-    expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 199_999), new Date(T0 + 300_000), 10)).toEqual([]);
-    const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 200_000), new Date(T0 + 300_000), 1);
+    // A trend alert's effect, applied: fast until T0 + 999 999, pending slots 40 s sooner (200 000 → 160 000).
+    await setFastProbing(db, lineId, new Date(T0 + 999_999), new Date(T0), 40_000);
+    expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 159_999), new Date(T0 + 300_000), 10)).toEqual([]);
+    const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 160_000), new Date(T0 + 300_000), 1);
     expect(claimed).toHaveLength(1);
-    const rest = await claimDueProbesWithContext(db, "r1", new Date(T0 + 200_000), new Date(T0 + 300_000), 10);
+    const rest = await claimDueProbesWithContext(db, "r1", new Date(T0 + 160_000), new Date(T0 + 300_000), 10);
     const both = [...claimed, ...rest].sort((a, b) => a.sampleId.localeCompare(b.sampleId));
     const newest = new Map([
       [s1, T0 + 10],
       [s2, T0 + 104_000],
     ]);
     for (const c of both) {
-      expect(c).toMatchObject({ lineId, nextAt: new Date(T0 + 200_000), trigger: "schedule", newestResultAt: newest.get(c.sampleId) });
-      expect(c.fastHealth).toMatchObject({ fastProbeUntil: T0 + 999_999 });
+      expect(c).toMatchObject({ lineId, nextAt: new Date(T0 + 160_000), trigger: "schedule", newestResultAt: newest.get(c.sampleId) });
+      expect(c.fast).toBe(true);
     }
+    // The same window, claimed after it closed or while the line is in cooldown: not fast.
+    await completeClaims(
+      db,
+      "r1",
+      both.map((c) => ({ lineId, sampleId: c.sampleId, claimedAt: c.nextAt, nextAt: new Date(T0 + 2_000_000) })),
+    );
+    const late = await claimDueProbesWithContext(db, "r1", new Date(T0 + 2_000_000), new Date(T0 + 2_100_000), 10);
+    expect(late.map((c) => c.fast)).toEqual([false, false]);
+    await completeClaims(
+      db,
+      "r1",
+      late.map((c) => ({ lineId, sampleId: c.sampleId, claimedAt: c.nextAt, nextAt: new Date(T0 + 400_000) })),
+    );
+    await db.execute(sql`update line_health set state = 'cooldown' where line_id = ${lineId}`);
+    const cooling = await claimDueProbesWithContext(db, "r1", new Date(T0 + 400_000), new Date(T0 + 500_000), 10);
+    expect(cooling.map((c) => c.fast)).toEqual([false, false]);
+    await db.execute(sql`update line_health set state = 'healthy' where line_id = ${lineId}`);
+    await completeClaims(
+      db,
+      "r1",
+      cooling.map((c) => ({ lineId, sampleId: c.sampleId, claimedAt: c.nextAt, nextAt: new Date(T0 + 200_000) })),
+    );
   });
 });
 

@@ -28,6 +28,7 @@ import {
   lockLineHealth,
   readHealthForProbes,
   type StoredProbeResult,
+  setFastProbing,
   writeHealthIfUnchanged,
   writeLineHealth,
 } from "@linewatch/db";
@@ -106,7 +107,10 @@ interface Moved {
 export class HealthService {
   /** Lines whose health row is known to exist (created once, never per probe). */
   private readonly known = new Set<string>();
-  private policies: { snapshot: RegistrySnapshot; byLine: Map<string, { policy: HealthPolicy; intervalMs: number }> } | null = null;
+  private policies: {
+    snapshot: RegistrySnapshot;
+    byLine: Map<string, { policy: HealthPolicy; intervalMs: number; fastIntervalMs: number }>;
+  } | null = null;
   private readonly probes: GroupCommit<StoredProbeResult, { error?: unknown; moved?: Moved }>;
 
   constructor(
@@ -240,12 +244,15 @@ export class HealthService {
   }
 
   /** A line's health policy and probe interval, worked out once per registry snapshot. */
-  private policyOf(snapshot: RegistrySnapshot, line: CachedLine): { policy: HealthPolicy; intervalMs: number } {
+  private policyOf(snapshot: RegistrySnapshot, line: CachedLine): { policy: HealthPolicy; intervalMs: number; fastIntervalMs: number } {
     if (this.policies?.snapshot !== snapshot) this.policies = { snapshot, byLine: new Map() };
     let entry = this.policies.byLine.get(line.id);
     if (!entry) {
-      const interval = probeIntervalMs(line, applicableSamples(line, snapshot.samples.values()).length);
-      entry = { policy: linePolicy(line, snapshot.routes), intervalMs: Number.isFinite(interval) ? interval : 45_000 };
+      const samples = applicableSamples(line, snapshot.samples.values()).length;
+      const interval = probeIntervalMs(line, samples);
+      const fast = probeIntervalMs(line, samples, { fast: true });
+      const intervalMs = Number.isFinite(interval) ? interval : 45_000;
+      entry = { policy: linePolicy(line, snapshot.routes), intervalMs, fastIntervalMs: Number.isFinite(fast) ? fast : intervalMs };
       this.policies.byLine.set(line.id, entry);
     }
     return entry;
@@ -321,6 +328,12 @@ export class HealthService {
     const lineId = line.id;
     for (const e of effects) {
       if (e.kind === "reprobe") await expediteProbe(this.deps.database.db, lineId, e.sampleId, new Date(e.at), "confirm");
+      if (e.kind === "fast_probe_until") {
+        const { intervalMs, fastIntervalMs } = this.policyOf(await this.registry.get(), line);
+        // Pending probes come forward by what the fast interval saves.
+        const now = new Date(this.deps.clock.now());
+        await setFastProbing(this.deps.database.db, lineId, new Date(e.until), now, intervalMs - fastIntervalMs);
+      }
     }
     const moved = weightFactor(before) !== weightFactor(health) || before.phase.state !== health.phase.state;
     if (moved) {

@@ -277,7 +277,7 @@ export class Prober {
       const anchored = anchoredLength(row.lengthTrack ?? undefined);
       if (anchored !== null) this.anchors.set(`${row.lineId}/${row.sampleId}`, anchored);
     }
-    for (const row of claimed) this.track(this.runClaimed(row, row.fastHealth !== null && isFastProbing(row.fastHealth, at)));
+    for (const row of claimed) this.track(this.runClaimed(row, row.fast));
     return claimed.length;
   }
 

@@ -1,4 +1,4 @@
-import { type Health, type LengthTrack, parseHealth, parseLengthTrack } from "@linewatch/core";
+import { type LengthTrack, parseLengthTrack } from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lineHealth, probeResults, probeSchedule, replicas } from "../schema/index";
@@ -40,8 +40,8 @@ export async function deleteScheduleRow(db: Db, lineId: string, sampleId: string
 export interface ClaimedProbe extends ScheduleRow {
   /** When the pair's newest stored result started (ms), null when it has none: is a baseline kept in memory still current? */
   newestResultAt: number | null;
-  /** The line's health if it has a fast-probing deadline set; null otherwise (it cannot be probing fast). */
-  fastHealth: Health | null;
+  /** The line probes at the fast interval: a trend alert's window is open and the line is not in cooldown. */
+  fast: boolean;
   /** A confirming re-probe's regular slot (ms), which the next one keeps; null for a regular probe. */
   regularAt: number | null;
   /** The line's usual answer length for this sample (health's length track); null before it has one. */
@@ -72,11 +72,11 @@ export async function claimDueProbesWithContext(
         order by next_at
         limit ${limit}
         for update skip locked)
-      returning line_id, sample_id, next_at, trigger, regular_at)
+      returning line_id, sample_id, next_at, trigger, regular_at, fast_until)
     select coalesce(json_agg(json_build_object(
       'lineId', c.line_id, 'sampleId', c.sample_id, 'nextAt', c.next_at, 'trigger', c.trigger,
       'newestResultAt', (select max(r.started_at) from ${probeResults} r where r.line_id = c.line_id and r.sample_id = c.sample_id),
-      'fastHealth', case when h.health->>'fastProbeUntil' is not null then h.health end,
+      'fast', coalesce(c.fast_until > ${now.toISOString()}::timestamptz and coalesce(h.state, 'healthy') <> 'cooldown', false),
       'regularAt', c.regular_at,
       'lengthTrack', h.health->'lengths'->(c.sample_id::text))), '[]'::json)::text as rows
     from c left join ${lineHealth} h on h.line_id = c.line_id`);
@@ -86,7 +86,7 @@ export async function claimDueProbesWithContext(
     nextAt: string;
     trigger: string;
     newestResultAt: string | null;
-    fastHealth: unknown;
+    fast: boolean;
     regularAt: string | null;
     lengthTrack: unknown;
   }[];
@@ -96,7 +96,7 @@ export async function claimDueProbesWithContext(
     nextAt: new Date(r.nextAt),
     trigger: r.trigger,
     newestResultAt: r.newestResultAt === null ? null : new Date(r.newestResultAt).getTime(),
-    fastHealth: r.fastHealth === null ? null : parseHealth(r.fastHealth),
+    fast: r.fast,
     regularAt: r.regularAt === null ? null : new Date(r.regularAt).getTime(),
     lengthTrack: parseLengthTrack(r.lengthTrack),
   }));
@@ -149,6 +149,20 @@ export async function completeClaims(db: Db, replica: string, items: ClaimComple
         claimed_by = null, claimed_until = null
     from jsonb_to_recordset(${param}::jsonb) as v(line_id uuid, sample_id uuid, claimed_at timestamptz, next_at timestamptz)
     where s.line_id = v.line_id and s.sample_id = v.sample_id and s.claimed_by = ${replica}`);
+}
+
+/**
+ * Core's `fast_probe_until` effect, applied: the line probes at the fast interval until `until`, and
+ * its regular probes not yet claimed come forward by `pullInMs` (the normal interval less the fast
+ * one), never into the past, so the first fast probe of each sample does not wait out a whole slot.
+ */
+export async function setFastProbing(db: Db, lineId: string, until: Date, now: Date, pullInMs: number): Promise<void> {
+  await db.execute(sql`
+    update ${probeSchedule} set fast_until = ${until.toISOString()}::timestamptz,
+      next_at = case when trigger = 'schedule' and claimed_by is null
+        then greatest(${now.toISOString()}::timestamptz, next_at - ${Math.max(0, Math.round(pullInMs))} * interval '1 millisecond')
+        else next_at end
+    where line_id = ${lineId}`);
 }
 
 /** Bring a (line, sample)'s next probe forward to `at` (never later than it already is). */

@@ -20,6 +20,8 @@ export const probeSchedule = pgTable(
     trigger: text("trigger").notNull().default("schedule"),
     /** While a confirming re-probe is due: the regular slot it stands in front of, kept so the cadence holds. */
     regularAt: timestamp("regular_at", { withTimezone: true, mode: "date" }),
+    /** After a trend alert (core's `fast_probe_until` effect) the line probes at the fast interval until this. */
+    fastUntil: timestamp("fast_until", { withTimezone: true, mode: "date" }),
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true, mode: "date" }),
   },
