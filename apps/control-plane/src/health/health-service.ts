@@ -39,38 +39,22 @@ import type { TablePublisher } from "../tables/publisher";
 
 /** What the shell does with a health effect's event: its row in the timeline. */
 function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: number, dedupeKey: string): EventInsert | null {
-  const at = new Date(now);
   switch (effect.kind) {
     case "state_change":
-      return {
-        at,
-        kind: "state_change",
-        lineId,
-        routeName: null,
-        reason: `${effect.reason}: ${effect.detail}`,
-        data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds },
-        dedupeKey,
-      };
     case "weight_change":
+    case "trend_alert": {
+      const { kind, from, to, probeIds } = effect;
+      const trend = kind === "trend_alert";
       return {
-        at,
-        kind: "weight_change",
+        at: new Date(now),
+        kind,
         lineId,
         routeName: null,
-        reason: `${effect.reason}: ${effect.detail}`,
-        data: { line: lineName, from: effect.from, to: effect.to, probeIds: effect.probeIds },
+        reason: trend ? effect.detail : `${effect.reason}: ${effect.detail}`,
+        data: { line: lineName, from, to, ...(trend ? { windowMs: effect.windowMs } : {}), probeIds },
         dedupeKey,
       };
-    case "trend_alert":
-      return {
-        at,
-        kind: "trend_alert",
-        lineId,
-        routeName: null,
-        reason: effect.detail,
-        data: { line: lineName, from: effect.from, to: effect.to, windowMs: effect.windowMs, probeIds: effect.probeIds },
-        dedupeKey,
-      };
+    }
     default:
       return null;
   }
