@@ -65,7 +65,7 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     expect(await page.locator("#summary .chip.st-cooldown").textContent()).toContain("1 cooldown");
     const switched = page.locator(".events li[data-kind='state_change']", { hasText: "free-b" });
     expect(await switched.first().locator(".change").textContent()).toBe("healthy → cooldown");
-    expect(await switched.first().locator(".reason").textContent()).toContain("consecutive");
+    expect(await switched.first().locator(".reason").textContent()).toMatch(/^failure_evidence: content failures/);
     expect(errors).toEqual([]);
     await page.close();
     // Not frameable, scripts only from the app itself (the page above ran under this policy).
