@@ -137,19 +137,19 @@ describe("policy replay over a recorded history", () => {
 
   it("a stricter and a looser policy move each episode's cooldown to the failed probe the policy waits for", async () => {
     const strict = await replay({ policy: { failCount: 1, hardFailCount: 1 } });
-    const loose = await replay({ policy: { hardFailCount: 5 } });
+    const loose = await replay({ policy: { hardFailCount: 6 } });
     expect(strict.episodes).toHaveLength(FAULTS.length);
     expect(loose.episodes).toHaveLength(FAULTS.length);
-    // Hand-checked rule: live (its confirming re-probes in the history) goes down at an episode's 3rd
-    // failed probe for hard failures (errors: hardFailCount 3) and at its 2nd for content failures
-    // (truncate: failCount 2); the strict policy at its 1st; the loose one (hardFailCount 5) at the
-    // 5th of hard failures and where live did for content ones. A change is "earlier"/"later" when
+    // Hand-checked rule: live (its confirming re-probes in the history) goes down at an episode's 4th
+    // failed probe for hard failures (errors: hardFailCount 4) and at its 2nd for content failures
+    // (truncate: failCount 2); the strict policy at its 1st; the loose one (hardFailCount 6) at the
+    // 6th of hard failures and where live did for content ones. A change is "earlier"/"later" when
     // that is more than 5 s away (the history's clock moves in 20 s steps).
     for (const [i, [line, mode, a, b]] of FAULTS.entries()) {
       const failures = await failuresOf(line, a, b + 1);
-      const actual = failures[mode === "errors" ? 2 : 1] ?? 0;
+      const actual = failures[mode === "errors" ? 3 : 1] ?? 0;
       const first = failures[0] ?? 0;
-      const looseAt = mode === "errors" ? (failures[4] ?? 0) : actual;
+      const looseAt = mode === "errors" ? (failures[5] ?? 0) : actual;
       const s = strict.episodes[i];
       const l = loose.episodes[i];
       expect(s?.line).toBe(line);

@@ -1,12 +1,4 @@
-import {
-  anchoredLength,
-  applicableSamples,
-  isFastProbing,
-  jitterOffsetMs,
-  probeIntervalMs,
-  type Sample,
-  sampleOffsetsMs,
-} from "@linewatch/core";
+import { anchoredLength, applicableSamples, jitterOffsetMs, probeIntervalMs, type Sample, sampleOffsetsMs } from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -272,7 +264,6 @@ export class Prober {
     this.leaseMs(await this.registry.get()); // for the next claim
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
-    const at = this.deps.clock.now();
     for (const row of claimed) {
       const anchored = anchoredLength(row.lengthTrack ?? undefined);
       if (anchored !== null) this.anchors.set(`${row.lineId}/${row.sampleId}`, anchored);

@@ -1,10 +1,12 @@
 // Evidence of failure, weighed against how often the line usually fails (SPEC §5). Each statistic is
 // a one-sided CUSUM (Page's test) of the log-likelihood ratio "failing" (a failure rate of
 // FAILING_RATE) against "as usual" (the line's own rate): a failure adds ln(p1/p0), a pass takes
-// ln((1−p0)/(1−p1)) away, and it never goes below 0. At the floor rate two content failures in a
-// row cross the content threshold and three hard failures the hard one, so a line that starts
-// failing every probe is out within two (content) or three (hard) failed probes, while a stray
-// 5xx or timeout at the rate the line shows is worth little and is forgotten by the next passes.
+// ln((1−p0)/(1−p1)) away, and it never goes below 0. Two content failures in a row (at the floor
+// rate) cross the content threshold and four hard failures (at a 1% stray rate) the hard one, so a
+// line that starts failing every probe is out within two (content) or four (hard) failed probes,
+// while a stray 5xx or timeout at the rate the line shows is worth little and is forgotten by the
+// next passes. (Three hard failures in a row at 1% happen about 0.008 times a line-day: seen once in
+// 30 noisy line-days of bench/detection/judgment.ts.)
 import type { Evidence } from "./health-types";
 import type { HealthPolicy } from "./policy";
 

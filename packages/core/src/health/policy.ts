@@ -7,7 +7,7 @@ export interface HealthPolicy {
    * content rarely fails to cooldown; a line whose sample fails more often needs more (evidence.ts).
    */
   failCount: number;
-  /** Hard failures in a row that send a line with the usual stray rate (≤ 1%) to cooldown. */
+  /** Hard failures in a row that send a line with the usual stray rate (the 1% prior) to cooldown. */
   hardFailCount: number;
   /** The least usual failure rate evidence is weighed against, and where a new line's hard rate starts. */
   rateFloor: number;
@@ -59,7 +59,7 @@ const MINUTE = 60_000;
 
 export const DEFAULT_HEALTH_POLICY: Readonly<HealthPolicy> = Object.freeze({
   failCount: 2,
-  hardFailCount: 3,
+  hardFailCount: 4,
   rateFloor: 0.005,
   hardRatePrior: 0.01,
   hardRateCap: 0.2,
