@@ -17,9 +17,10 @@
 // database the run creates and drops; --db pglite runs parts 1–3 on embedded PGlite (part 4 needs
 // PostgreSQL: replicas share it). The control plane of parts 1, 2 and 4 is the real main.ts in a
 // child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -37,13 +38,13 @@ import {
 } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { Pool } from "undici";
 import { loadConfig } from "../../apps/control-plane/src/config";
 import { silentLogger } from "../../apps/control-plane/src/logger";
 import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
+import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -110,23 +111,10 @@ const cleanups: (() => Promise<void>)[] = [];
 
 /** A fresh database: its URL (PostgreSQL) or data directory (PGlite). */
 async function freshDatabase(): Promise<{ env: Record<string, string>; open(): Promise<Database> }> {
-  if (usePg) {
-    const name = `lw_bench_${randomBytes(5).toString("hex")}`;
-    const admin = postgres(pgBase, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(pgBase);
-    url.pathname = `/${name}`;
-    cleanups.push(async () => {
-      const a = postgres(pgBase, { max: 1, onnotice: () => {} });
-      await a.unsafe(`drop database if exists ${name} with (force)`);
-      await a.end();
-    });
-    return { env: { DATABASE_URL: url.toString() }, open: () => createDb({ url: url.toString(), maxConnections: 5 }) };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "lw-bench-"));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return { env: { LINEWATCH_DATA_DIR: dir }, open: () => createDb({ dataDir: dir }) };
+  const db = await scratchDatabase({ pgBase: usePg ? pgBase : null, prefix: "lw_bench" });
+  cleanups.push(db.drop);
+  if (db.kind === "postgres") return { env: { DATABASE_URL: db.url }, open: () => createDb({ url: db.url, maxConnections: 5 }) };
+  return { env: { LINEWATCH_DATA_DIR: db.dataDir }, open: () => createDb({ dataDir: db.dataDir }) };
 }
 
 // ---- control-plane processes -------------------------------------------------------------------

@@ -9,20 +9,20 @@
 // Data: one insert … select generate_series per hour (bulk, server side). Lines bench-0000… on 10
 // routes of 100 (2 free per route); every 20th line fails every probe (hard failure) for 10 min of
 // every 2 h, every 7th line fails one sample in 8 at random-looking slots (stray failures).
+
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { createDb, type Database, replayResultPages } from "@linewatch/db";
 import { sql } from "drizzle-orm";
-import postgres from "postgres";
 import { loadConfig } from "../../apps/control-plane/src/config";
 import { silentLogger } from "../../apps/control-plane/src/logger";
 import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { runReplay } from "../../apps/control-plane/src/replay/run-replay";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
+import { scratchDatabase } from "../scratch-database";
 
 const { values: args } = parseArgs({
   options: {
@@ -48,23 +48,9 @@ const pgBase = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/p
 
 const cleanups: (() => Promise<void>)[] = [];
 async function freshDatabase(): Promise<Database> {
-  if (usePg) {
-    const name = `lw_bench_replay_${randomBytes(4).toString("hex")}`;
-    const admin = postgres(pgBase, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database ${name}`);
-    await admin.end();
-    const url = new URL(pgBase);
-    url.pathname = `/${name}`;
-    cleanups.push(async () => {
-      const a = postgres(pgBase, { max: 1, onnotice: () => {} });
-      await a.unsafe(`drop database if exists ${name} with (force)`);
-      await a.end();
-    });
-    return createDb({ url: url.toString(), maxConnections: 4 });
-  }
-  const dir = mkdtempSync(join(tmpdir(), "lw-bench-replay-"));
-  cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-  return createDb({ dataDir: dir });
+  const db = await scratchDatabase({ pgBase: usePg ? pgBase : null, prefix: "lw_bench_replay" });
+  cleanups.push(db.drop);
+  return db.kind === "postgres" ? createDb({ url: db.url, maxConnections: 4 }) : createDb({ dataDir: db.dataDir });
 }
 
 /** Peak RSS and heap while `fn` runs, sampled every 50 ms, above what they were before it. */
