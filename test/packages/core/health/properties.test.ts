@@ -94,9 +94,11 @@ describe("health properties", () => {
           expect(ladder).toContain(after.durationMs);
           expect(after.until).toBe(after.since + after.durationMs);
           if (before.state !== "cooldown" || after.since !== before.since) {
-            // A new cooldown: at least double the last one since the line was fully back.
-            const least =
-              s.before.lastCooldownMs === null ? policy.cooldownBaseMs : Math.min(2 * s.before.lastCooldownMs, policy.cooldownMaxMs);
+            // A new cooldown: at least double the last one since the line was fully back (which it may
+            // have been a moment before, in this same step: its probation completed at this time).
+            const backInService = s.effects.some((e) => e.kind === "state_change" && e.reason === "probation_complete");
+            const last = backInService ? null : s.before.lastCooldownMs;
+            const least = last === null ? policy.cooldownBaseMs : Math.min(2 * last, policy.cooldownMaxMs);
             expect(after.durationMs).toBeGreaterThanOrEqual(least);
             expect(after.since).toBe(s.at);
           } else if (after.durationMs !== before.durationMs) {
