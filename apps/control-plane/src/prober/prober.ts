@@ -44,6 +44,12 @@ export interface ProberStats {
  */
 export const REPLICA_STALE_MS = 10_000;
 
+/** The usual lengths a probe's answer is held to (chars; null when unknown). */
+interface ProbeLengths {
+  anchoredLength: number | null;
+  peerLength: number | null;
+}
+
 /** Attempts (a second apart) to hand a claim back while the database is unreachable. */
 const HAND_BACK_ATTEMPTS = 120;
 
@@ -95,7 +101,7 @@ export class Prober {
   private closed = false;
   private leaseOf: { snapshot: RegistrySnapshot; ms: number } | null = null;
   private samplesOf_: { snapshot: RegistrySnapshot; byLine: Map<string, Sample[]> } | null = null;
-  private mates_: { snapshot: RegistrySnapshot; byLine: Map<string, string[]> } | null = null;
+  private mates_: { snapshot: RegistrySnapshot; byRoute: Map<string, string[]> } | null = null;
   /** Anchored usual lengths (chars) per line/sample, as the claims brought them from health: the peers of a line. */
   private readonly anchors = new Map<string, number>();
   private reconciled: { want: Set<string>; at: number } | null = null;
@@ -180,7 +186,8 @@ export class Prober {
     let notStored = 0;
     const results = await Promise.all(
       samples.map(async (sample) => {
-        const input = await this.send(line, sample, "manual", null, this.anchors.get(`${line.id}/${sample.id}`) ?? null);
+        const lengths = this.lengthsOf(snapshot, line, sample.id, this.anchors.get(`${line.id}/${sample.id}`) ?? null);
+        const input = await this.send(line, sample, "manual", null, lengths);
         const stored = input ? await this.store(line, sample, { input, completion: null }) : null;
         if (input && !stored) notStored++;
         return stored;
@@ -305,19 +312,30 @@ export class Prober {
 
   /**
    * The usual length of this sample on the line's route mates (the other lines of its routes), the
-   * median of their anchors as this replica last saw them; null when none has one.
+   * median of their anchors as this replica last saw them; null when none has one. Route members are
+   * indexed once per registry snapshot.
    */
-  private async peerLength(line: CachedLine, sampleId: string): Promise<number | null> {
-    const snapshot = await this.registry.get();
-    if (this.mates_?.snapshot !== snapshot) this.mates_ = { snapshot, byLine: new Map() };
-    let mates = this.mates_.byLine.get(line.id);
-    if (!mates) {
-      const routes = new Set(line.routes.map((r) => r.route));
-      mates = [...snapshot.lines.values()].filter((l) => l.id !== line.id && l.routes.some((r) => routes.has(r.route))).map((l) => l.id);
-      this.mates_.byLine.set(line.id, mates);
+  private peerLength(snapshot: RegistrySnapshot, line: CachedLine, sampleId: string): number | null {
+    if (this.mates_?.snapshot !== snapshot) {
+      const byRoute = new Map<string, string[]>();
+      for (const l of snapshot.lines.values()) {
+        for (const r of l.routes) {
+          const members = byRoute.get(r.route);
+          if (members) members.push(l.id);
+          else byRoute.set(r.route, [l.id]);
+        }
+      }
+      this.mates_ = { snapshot, byRoute };
     }
-    const lengths = mates.flatMap((id) => this.anchors.get(`${id}/${sampleId}`) ?? []);
+    const mates = new Set(line.routes.flatMap((r) => this.mates_?.byRoute.get(r.route) ?? []));
+    mates.delete(line.id);
+    const lengths = [...mates].flatMap((id) => this.anchors.get(`${id}/${sampleId}`) ?? []);
     return lengths.length === 0 ? null : median(lengths);
+  }
+
+  /** What a probe of `sample` on `line` is scored against besides its history: the anchored and the peers' usual length. */
+  private lengthsOf(snapshot: RegistrySnapshot, line: CachedLine, sampleId: string, anchored: number | null): ProbeLengths {
+    return { anchoredLength: anchored, peerLength: this.peerLength(snapshot, line, sampleId) };
   }
 
   /**
@@ -358,7 +376,8 @@ export class Prober {
       return;
     }
     const slot = row.nextAt.getTime();
-    const input = await this.send(line, sample, row.trigger, slot, anchoredLength(row.lengthTrack ?? undefined));
+    const lengths = this.lengthsOf(snapshot, line, sample.id, anchoredLength(row.lengthTrack ?? undefined));
+    const input = await this.send(line, sample, row.trigger, slot, lengths);
     const interval = probeIntervalMs(line, this.samplesOf(snapshot, line).length, { fast });
     const now = this.deps.clock.now();
     // Keep the cadence of regular slots: a confirming probe stands in front of a regular slot and
@@ -379,10 +398,10 @@ export class Prober {
     sample: Sample,
     trigger: string,
     slot: number | null,
-    anchored: number | null,
+    lengths: ProbeLengths,
   ): Promise<ProbeResultInsert | null> {
     try {
-      return await this.limit(() => this.probe(line, sample, trigger, slot, anchored));
+      return await this.limit(() => this.probe(line, sample, trigger, slot, lengths));
     } catch (error) {
       this.deps.logger.error("probe failed to run", {
         line: line.name,
@@ -401,7 +420,7 @@ export class Prober {
     sample: Sample,
     trigger: string,
     slot: number | null,
-    anchored: number | null,
+    lengths: ProbeLengths,
   ): Promise<ProbeResultInsert> {
     this.stats_.inFlight++;
     this.stats_.peakInFlight = Math.max(this.stats_.peakInFlight, this.stats_.inFlight);
@@ -410,16 +429,13 @@ export class Prober {
     this.stall.begin();
     try {
       const history = this.baselines.history(line.id, sample.id);
-      const job = {
-        line,
-        apiKey: line.apiKey,
-        sample,
-        trigger,
-        slot,
-        anchoredLength: anchored,
-        peerLength: await this.peerLength(line, sample.id),
-      };
-      return await sendAndScore(this.deps, this.agent, job, history, this.stall);
+      return await sendAndScore(
+        this.deps,
+        this.agent,
+        { line, apiKey: line.apiKey, sample, trigger, slot, ...lengths },
+        history,
+        this.stall,
+      );
     } finally {
       this.stall.end();
       this.stats_.inFlight--;
