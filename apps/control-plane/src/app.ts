@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps, services: Services) {
   });
   app.notFound((c) => c.json(envelope("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
 
-  systemRoutes(app, deps);
+  systemRoutes(app, deps, () => services.engine.health.faults.counts());
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,

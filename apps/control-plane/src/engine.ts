@@ -51,6 +51,7 @@ export class Engine {
     this.metrics = createMetrics(new Registry(), {
       state: () => readScrapeState(deps.database),
       inFlight: () => this.prober.stats().inFlight,
+      healthFaults: () => this.health.faults.counts(),
       now: () => deps.clock.now(),
       logger: deps.logger,
     });

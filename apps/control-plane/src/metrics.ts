@@ -85,6 +85,8 @@ export interface MetricsSources {
   state(): Promise<ScrapeState>;
   /** Probes this replica has under way. */
   inFlight(): number;
+  /** Results this replica's health machine could not apply, and the fail-safe cooldowns they caused. */
+  healthFaults?(): { unappliedResults: number; failSafeCooldowns: number };
   now(): number;
   logger?: Pick<Logger, "warn">;
 }
@@ -189,6 +191,28 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
       this.set(sources.inFlight());
     },
   });
+
+  const faultCounter = (name: string, help: string, read: (f: { unappliedResults: number; failSafeCooldowns: number }) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const faults = sources.healthFaults?.();
+        this.reset();
+        if (faults) this.inc(read(faults));
+      },
+    });
+  faultCounter(
+    "linewatch_health_unapplied_results_total",
+    "Probe results and live judgments this replica's health machine could not apply (a fault in the health code or a line's record; /readyz names the last).",
+    (f) => f.unappliedResults,
+  );
+  faultCounter(
+    "linewatch_health_fail_safe_total",
+    "Lines this replica sent to cooldown because a failing result of theirs could not be applied (SPEC §5 fail-safe).",
+    (f) => f.failSafeCooldowns,
+  );
 
   /** Label sets this replica has emitted, per line name: dropped once the line or sample is gone or renamed. */
   const seen = new Map<string, Set<string>>();

@@ -1,6 +1,7 @@
 import {
   type AdminState,
   applicableSamples,
+  failSafeCooldown,
   type Health,
   type HealthEffect,
   type HealthEvent,
@@ -36,6 +37,7 @@ import type { AppDeps } from "../deps";
 import { GroupCommit } from "../prober/group-commit";
 import type { CachedLine, RegistryCache, RegistrySnapshot } from "../registry-cache";
 import type { TablePublisher } from "../tables/publisher";
+import { HealthFaults } from "./health-faults";
 
 /** What the shell does with a health effect's event: its row in the timeline. */
 function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: number, dedupeKey: string): EventInsert | null {
@@ -57,6 +59,14 @@ function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: n
     }
     default:
       return null;
+  }
+}
+
+/** An event the health machine could not apply to a line (counted in HealthFaults). */
+export class UnappliedEvent extends Error {
+  constructor(line: string, type: HealthEvent["type"], cause: unknown) {
+    super(`cannot apply a ${type} event to line ${line}`, { cause });
+    this.name = "UnappliedEvent";
   }
 }
 
@@ -96,12 +106,17 @@ export class HealthService {
     byLine: Map<string, { policy: HealthPolicy; intervalMs: number; fastIntervalMs: number }>;
   } | null = null;
   private readonly probes: GroupCommit<StoredProbeResult, { error?: unknown; moved?: Moved }>;
+  /** Results it could not apply, and the lines the fail-safe took out (/readyz, metrics). */
+  readonly faults: HealthFaults;
+  /** Core's state machine; replaceable in tests, to inject a fault the fail-safe must hold against. */
+  transition: typeof transition = transition;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config">,
     private readonly registry: RegistryCache,
     private readonly publisher: TablePublisher,
   ) {
+    this.faults = new HealthFaults(deps.logger);
     this.probes = new GroupCommit(
       async (results): Promise<{ error?: unknown; moved?: Moved }[]> => {
         // Results whose health is written (with what to do next, for a line's last one) survive a
@@ -124,7 +139,11 @@ export class HealthService {
   /** Resolves once the result is applied: health written, confirming probe asked for, tables republished. */
   async applyProbe(result: StoredProbeResult): Promise<void> {
     const { error, moved } = await this.probes.add(result);
-    if (error) throw error;
+    if (error) {
+      const line = (await this.registry.get()).lines.get(result.lineId);
+      this.faults.record({ id: result.lineId, name: line?.name ?? result.lineId }, 1, error, this.deps.clock.now(), false);
+      throw error;
+    }
     // Outside the batch: the next batch need not wait for this one's republish.
     if (moved) await this.afterTransition(moved);
   }
@@ -179,6 +198,7 @@ export class HealthService {
       const writes: (LineHealthWrite & { lineId: string; expectedRevision: number })[] = [];
       const eventRows: EventInsert[] = [];
       const moved = new Map<string, Moved>();
+      const dropped = new Set<string>();
       for (const row of rows) {
         const line = lineIn(snapshot, row.lineId);
         const { policy, intervalMs } = this.policyOf(snapshot, line);
@@ -192,25 +212,24 @@ export class HealthService {
           now,
         );
         const before = row.health ?? initialHealth(now, line.adminState);
-        let health = before;
-        let revision = row.revision;
-        const effects: HealthEffect[] = [];
-        for (const result of byLine.get(row.lineId) ?? []) {
-          const step = transition(health, { type: "probe", result, lineScore: score ?? result.score, intervalMs }, policy, now);
-          revision++;
-          step.effects.forEach((e, i) => {
-            const ev = eventRow(line.id, line.name, e, now, `line:${line.id}:${revision}:${i}`);
-            if (ev) eventRows.push(ev);
-          });
-          effects.push(...step.effects);
-          health = step.health;
+        const mine = byLine.get(row.lineId) ?? [];
+        const judged = this.judgeProbes(line, before, mine, { policy, intervalMs, score, now });
+        if (!judged) {
+          for (const r of mine) applied.set(r, null); // counted; nothing to write
+          dropped.add(line.id);
+          continue;
         }
-        const tickAt = nextTickAt(health, policy);
+        const { health, effects, state, tickAt } = judged;
+        const revision = row.revision + judged.steps;
+        judged.events.forEach(({ effect, step, index }) => {
+          const ev = eventRow(line.id, line.name, effect, now, `line:${line.id}:${row.revision + step}:${index}`);
+          if (ev) eventRows.push(ev);
+        });
         writes.push({
           lineId: line.id,
           expectedRevision: row.revision,
           health,
-          state: lineStatus(line.adminState, health, policy, now).state,
+          state,
           score: health.lineScore,
           revision,
           tickAt: tickAt === null ? null : new Date(tickAt),
@@ -223,7 +242,59 @@ export class HealthService {
         const mine = byLine.get(id) ?? [];
         for (const [i, r] of mine.entries()) applied.set(r, i === mine.length - 1 ? (moved.get(id) ?? null) : null);
       }
-      pending = rows.map((row) => row.lineId).filter((id) => !written.has(id));
+      pending = rows.map((row) => row.lineId).filter((id) => !written.has(id) && !dropped.has(id));
+    }
+  }
+
+  /**
+   * Core's transitions for one line's results of a batch, with what to write. When they cannot be
+   * applied (a fault in the health code or in the line's record), the fail-safe: a line with a
+   * failing result among them goes to cooldown; passing ones are dropped (null). Both are counted.
+   */
+  private judgeProbes(
+    line: CachedLine,
+    before: Health,
+    results: StoredProbeResult[],
+    at: { policy: HealthPolicy; intervalMs: number; score: number | null; now: number },
+  ): {
+    health: Health;
+    effects: HealthEffect[];
+    events: { effect: HealthEffect; step: number; index: number }[];
+    steps: number;
+    state: string;
+    tickAt: number | null;
+  } | null {
+    const { policy, intervalMs, score, now } = at;
+    try {
+      let health = before;
+      const effects: HealthEffect[] = [];
+      const events: { effect: HealthEffect; step: number; index: number }[] = [];
+      for (const [i, result] of results.entries()) {
+        const step = this.transition(health, { type: "probe", result, lineScore: score ?? result.score, intervalMs }, policy, now);
+        events.push(...step.effects.map((effect, index) => ({ effect, step: i + 1, index })));
+        effects.push(...step.effects);
+        health = step.health;
+      }
+      const tickAt = nextTickAt(health, policy);
+      if (tickAt !== null && !Number.isFinite(new Date(tickAt).getTime())) throw new RangeError(`next tick at ${tickAt} is not a time`);
+      return { health, effects, events, steps: results.length, state: lineStatus(line.adminState, health, policy, now).state, tickAt };
+    } catch (error) {
+      const failed = results.filter((r) => !r.passed);
+      this.faults.record(line, results.length, error, now, failed.length > 0);
+      if (failed.length === 0) return null;
+      const safe = failSafeCooldown(before, line.adminState, policy, now, {
+        detail: `${failed.length} failing result(s) could not be applied`,
+        probeIds: failed.map((r) => r.id),
+      });
+      const op = safe.health.phase;
+      const until = op.state === "cooldown" ? op.until : "resume" in op && op.resume.state === "cooldown" ? op.resume.until : null;
+      return {
+        ...safe,
+        events: safe.effects.map((effect, index) => ({ effect, step: 1, index })),
+        steps: 1,
+        state: op.state,
+        tickAt: until,
+      };
     }
   }
 
@@ -263,7 +334,12 @@ export class HealthService {
   /** Time-driven transitions (cooldown over, probation step, hold expiry) of every line that is due. */
   async runTicks(limit = 200): Promise<number> {
     const due = await dueHealthTicks(this.deps.database.db, new Date(this.deps.clock.now()), limit);
-    for (const lineId of due) await this.step(lineId, async () => ({ type: "tick" }));
+    for (const lineId of due) {
+      // One line whose tick cannot be applied (counted in faults) must not hold back the others.
+      await this.step(lineId, async () => ({ type: "tick" })).catch((error: unknown) => {
+        if (!(error instanceof UnappliedEvent)) throw error;
+      });
+    }
     return due.length;
   }
 
@@ -288,9 +364,24 @@ export class HealthService {
       if (!row) return null;
       const before = row.health ?? initialHealth(now, line.adminState);
       const event = await makeEvent(tx, now);
-      const { health, effects } = transition(before, event, policy, now);
+      let judged: { health: Health; effects: HealthEffect[]; tickAt: number | null };
+      try {
+        const step = this.transition(before, event, policy, now);
+        judged = { ...step, tickAt: nextTickAt(step.health, policy) };
+        if (judged.tickAt !== null && !Number.isFinite(new Date(judged.tickAt).getTime())) throw new RangeError("next tick is not a time");
+      } catch (error) {
+        // Live traffic saying the line fails is a failing result too: the fail-safe takes it out.
+        const failing = event.type === "live" && event.suspect;
+        this.faults.record(line, 1, error, now, failing);
+        if (!failing) throw new UnappliedEvent(line.name, event.type, error);
+        const safe = failSafeCooldown(before, line.adminState, policy, now, {
+          detail: `live evidence could not be applied (${event.reason})`,
+          probeIds: event.probeIds,
+        });
+        judged = { ...safe, tickAt: now + policy.cooldownBaseMs };
+      }
+      const { health, effects, tickAt } = judged;
       const revision = row.revision + 1;
-      const tickAt = nextTickAt(health, policy);
       await writeLineHealth(tx, lineId, {
         health,
         state: lineStatus(line.adminState, health, policy, now).state,

@@ -134,6 +134,8 @@ export const HEALTH_REASONS = [
   "hold_expired",
   "admin",
   "score_drop",
+  /** The shell could not apply a failing result: the line went to cooldown as a last resort (fail-safe.ts). */
+  "fail_safe",
 ] as const;
 export type HealthReason = (typeof HEALTH_REASONS)[number];
 

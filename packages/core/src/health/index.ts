@@ -1,5 +1,6 @@
 export * from "./describe-health";
 export * from "./evidence";
+export * from "./fail-safe";
 export * from "./health-types";
 export * from "./lengths";
 export * from "./line-policy";
