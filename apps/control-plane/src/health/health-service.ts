@@ -24,6 +24,7 @@ import {
   ensureLineHealth,
   ensureLinesHealth,
   expediteProbe,
+  getLineHealth,
   insertEvents,
   type LineHealthWrite,
   lockLineHealth,
@@ -319,6 +320,12 @@ export class HealthService {
    */
   async applyLive(lineId: string, evidence: LiveEvidence): Promise<void> {
     const { verdict, probes } = evidence;
+    if (!verdict.suspect) {
+      // A clean judgment only ends a suspect spell: a line with none (the usual case, at every report
+      // of every router) costs one read, not a locked write. Timers are the ticks' work either way.
+      const row = await getLineHealth(this.deps.database.db, lineId);
+      if (row?.health && row.health.liveSuspectSince === null) return;
+    }
     await this.step(lineId, async () => ({
       type: "live",
       suspect: verdict.suspect,
