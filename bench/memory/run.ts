@@ -5,16 +5,16 @@
 // control plane answers). 127.0.0.1 only; bounded by the checkpoints.
 //
 //   npx tsx bench/memory/run.ts [--at 60,360] [--lines 4,100] [--db pglite,postgres]
-//       [--starts first,restart] [--trees after=.,before=/tmp/lw-before] [--concurrency 1] [--json out.json]
+//       [--starts first,restart] [--trees after=.,before=/tmp/lw-before,tsx=.:tsx] [--concurrency 1] [--json out.json]
 //
 // --trees runs the same matrix on other checkouts in the same run (a baseline: `git worktree add
 // /tmp/lw-before <commit> && (cd /tmp/lw-before && npm ci)`); each tree's main.ts runs with its own
 // node_modules. --concurrency N runs N control planes at once (their memory is their own; the CPU is
 // shared). PostgreSQL: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), in
 // databases the run creates and drops.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -55,9 +55,14 @@ if (dbs.some((d) => d !== "pglite" && d !== "postgres")) throw new Error("--db: 
 const starts = list(args.starts);
 if (starts.some((s) => s !== "first" && s !== "restart")) throw new Error("--starts: first and/or restart");
 const trees = list(args.trees).map((t) => {
-  const [label, path] = t.split("=");
-  if (!label || !path) throw new Error(`--trees: label=path, not ${t}`);
-  return { label, root: resolve(path) };
+  const [label, spec] = t.split("=");
+  if (!label || !spec) throw new Error(`--trees: label=path[:tsx], not ${t}`);
+  const [path = spec, how] = spec.split(":");
+  const root = resolve(path);
+  // As `npm start` runs it: the bundle when the tree builds one (apps/control-plane/build.mjs), else tsx.
+  const bundled = how !== "tsx" && existsSync(join(root, "apps/control-plane/build.mjs"));
+  if (bundled) execFileSync(process.execPath, ["apps/control-plane/build.mjs"], { cwd: root, stdio: "inherit" });
+  return { label, root, args: bundled ? ["apps/control-plane/dist/main.mjs"] : ["--import", "tsx", "apps/control-plane/src/main.ts"] };
 });
 const intervalSec = Number(args.interval);
 const concurrency = Math.max(1, Number(args.concurrency));
@@ -114,9 +119,12 @@ process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-async function startControlPlane(root: string, env: Record<string, string>): Promise<{ url: string; proc: ChildProcess; pid: number }> {
-  const proc = spawn(process.execPath, ["--import", "tsx", "apps/control-plane/src/main.ts"], {
-    cwd: root,
+async function startControlPlane(
+  tree: { root: string; args: string[] },
+  env: Record<string, string>,
+): Promise<{ url: string; proc: ChildProcess; pid: number }> {
+  const proc = spawn(process.execPath, tree.args, {
+    cwd: tree.root,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? tmpdir(),
@@ -172,11 +180,13 @@ async function api(url: string, method: string, path: string, body?: unknown): P
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
 }
 
-async function probesDone(url: string): Promise<number> {
+/** Probes done, and where the memory is as the process sees it (V8 heap; external: ArrayBuffers, PGlite's WebAssembly memory). */
+async function scrape(url: string): Promise<{ probes: number; heap: number; external: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  let sum = 0;
-  for (const m of text.matchAll(/^linewatch_probes_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm)) sum += Number(m[1]);
-  return sum;
+  let probes = 0;
+  for (const m of text.matchAll(/^linewatch_probes_total\{[^}]*\} (\d+(?:\.\d+)?)$/gm)) probes += Number(m[1]);
+  const mb = (name: string) => Math.round(Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN) / 1e6);
+  return { probes, heap: mb("linewatch_nodejs_heap_size_used_bytes"), external: mb("linewatch_nodejs_external_memory_bytes") };
 }
 
 interface Row {
@@ -189,11 +199,11 @@ interface Row {
   /** VmHWM when it answered (the first start's initdb and migrations are behind it). */
   hwmReady: number;
   /** cpu: CPU seconds since the control plane answered. */
-  at: { sec: number; rss: number; hwm: number; probes: number; cpu: number }[];
+  at: { sec: number; rss: number; hwm: number; probes: number; heap: number; external: number; cpu: number }[];
 }
 
 async function measure(
-  tree: { label: string; root: string },
+  tree: (typeof trees)[number],
   db: BenchDb,
   lines: string[],
   labUrl: (name: string) => string,
@@ -201,7 +211,7 @@ async function measure(
   kind: string,
 ): Promise<Row> {
   const spawned = performance.now();
-  const cp = await startControlPlane(tree.root, db.env);
+  const cp = await startControlPlane(tree, db.env);
   const readySec = (performance.now() - spawned) / 1000;
   const row: Row = { tree: tree.label, db: kind, lines: lines.length, start, readySec, hwmReady: memOf(cp.pid).hwm, at: [] };
   try {
@@ -223,7 +233,7 @@ async function measure(
     for (const sec of checkpoints) {
       const wait = t0 + sec * 1000 - performance.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      row.at.push({ sec, ...memOf(cp.pid), probes: await probesDone(cp.url), cpu: cpuOf(cp.pid) - cpu0 });
+      row.at.push({ sec, ...memOf(cp.pid), ...(await scrape(cp.url)), cpu: cpuOf(cp.pid) - cpu0 });
     }
   } finally {
     await stopControlPlane(cp.proc);
@@ -232,7 +242,7 @@ async function measure(
 }
 
 /** One tree × database × line count: a first start on a new database, then a restart on it. */
-async function runConfig(tree: { label: string; root: string }, kind: "pglite" | "postgres", n: number): Promise<Row[]> {
+async function runConfig(tree: (typeof trees)[number], kind: "pglite" | "postgres", n: number): Promise<Row[]> {
   const names = Array.from({ length: n }, (_, i) => `mem-${i}`);
   const lab = await startLab({ lines: names.map((name) => ({ name, baseLatencyMs: 150, latencyJitterMs: 100 })) });
   const db = await newDatabase(kind);
@@ -267,7 +277,7 @@ await Promise.all(
       rows.push(...got);
       for (const r of got)
         out(
-          `  done: ${r.tree} ${r.db} ${r.lines} lines ${r.start}: ${r.at.map((a) => `${a.sec}s rss ${a.rss.toFixed(0)} hwm ${a.hwm.toFixed(0)}`).join("; ")}`,
+          `  done: ${r.tree} ${r.db} ${r.lines} lines ${r.start}: ${r.at.map((a) => `${a.sec}s rss ${a.rss.toFixed(0)} hwm ${a.hwm.toFixed(0)} heap ${a.heap} ext ${a.external}`).join("; ")}`,
         );
     }
   }),

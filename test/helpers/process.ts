@@ -1,11 +1,29 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
 const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * The control plane as `npm start` runs it: bundled by apps/control-plane/build.mjs, once per test
+ * worker (a file of its own, so workers building at once do not overwrite each other's).
+ */
+let bundle: Promise<string> | null = null;
+function controlPlaneBundle(): Promise<string> {
+  bundle ??= (async () => {
+    const out = join(repoRoot, "apps/control-plane/dist", `test-${process.pid}-${randomBytes(4).toString("hex")}.mjs`);
+    await promisify(execFile)(process.execPath, ["apps/control-plane/build.mjs", "apps/control-plane/src/main.ts", out], { cwd: repoRoot });
+    process.once("exit", () => {
+      for (const f of [out, `${out}.map`]) rmSync(f, { force: true });
+    });
+    return out;
+  })();
+  return bundle;
+}
 
 export interface LogLine {
   t: string;
@@ -47,9 +65,9 @@ export interface ControlPlaneProcessOptions {
 }
 
 /**
- * Start `apps/control-plane/src/main.ts` with `node --import tsx` (one process, so `kill -9` hits
- * the control plane itself, not an npx or tsx wrapper that would leave it orphaned), on a free
- * port, and wait until /readyz answers 200.
+ * Start the control plane's bundle (`apps/control-plane/src/main.ts`, as `npm start` runs it) with
+ * `node` (one process, so `kill -9` hits the control plane itself, not an npm wrapper that would
+ * leave it orphaned), on a free port, and wait until /readyz answers 200.
  */
 export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions): Promise<ControlPlaneProcess> {
   const replicaId = opts.replicaId ?? `cp-${randomBytes(3).toString("hex")}`;
@@ -67,7 +85,7 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
     LOG_LEVEL: "info",
     ...opts.env,
   };
-  const child = spawn(process.execPath, ["--import", "tsx", "apps/control-plane/src/main.ts"], {
+  const child = spawn(process.execPath, [await controlPlaneBundle()], {
     cwd: repoRoot,
     env,
     stdio: ["ignore", "pipe", "pipe"],
