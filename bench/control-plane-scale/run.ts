@@ -61,6 +61,7 @@ const USAGE = `Usage: npx tsx bench/control-plane-scale/run.ts [options]
   --publish-rounds N     part 3's three change steps this many times, medians printed (default 3; --quick 1)
   --replica-lines N      lab lines in part 4's first scenario (default 400)
   --max-in-flight N      LINEWATCH_MAX_IN_FLIGHT in part 4's first scenario (default 32)
+  --cpu-prof DIR         write a CPU profile of each control-plane child process into DIR (node --cpu-prof)
   -h, --help             this text
 `;
 
@@ -76,6 +77,7 @@ const argOptions = {
   "publish-rounds": { type: "string" },
   "replica-lines": { type: "string", default: "400" },
   "max-in-flight": { type: "string", default: "32" },
+  "cpu-prof": { type: "string" },
 } as const;
 
 function readArgs() {
@@ -133,7 +135,8 @@ process.on("exit", () => {
 });
 
 async function startChild(env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
+  const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
