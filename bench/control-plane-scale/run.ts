@@ -58,8 +58,10 @@ const USAGE = `Usage: npx tsx bench/control-plane-scale/run.ts [options]
   --waiters N            long-polling routers in part 2 (default 1000, at most 5000)
   --publish-lines N      lines in part 3 (default 10000)
   --publish-routes N     routes in part 3 (default 100)
+  --publish-rounds N     part 3's three change steps this many times, medians printed (default 3; --quick 1)
   --replica-lines N      lab lines in part 4's first scenario (default 400)
   --max-in-flight N      LINEWATCH_MAX_IN_FLIGHT in part 4's first scenario (default 32)
+  --cpu-prof DIR         write a CPU profile of each control-plane child process into DIR (node --cpu-prof)
   -h, --help             this text
 `;
 
@@ -72,8 +74,10 @@ const argOptions = {
   waiters: { type: "string", default: "1000" },
   "publish-lines": { type: "string", default: "10000" },
   "publish-routes": { type: "string", default: "100" },
+  "publish-rounds": { type: "string" },
   "replica-lines": { type: "string", default: "400" },
   "max-in-flight": { type: "string", default: "32" },
+  "cpu-prof": { type: "string" },
 } as const;
 
 function readArgs() {
@@ -131,7 +135,8 @@ process.on("exit", () => {
 });
 
 async function startChild(env: Record<string, string>): Promise<Child> {
-  const proc = spawn(process.execPath, ["--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
+  const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -517,22 +522,49 @@ async function publishAtScale() {
     const v1 = versions();
     const unchangedMs = await time(() => publisher.recompute(routeNames, { reason: "bench: unchanged", probeIds: [] }));
     const v2 = versions();
-    await database.db.execute(sql`update route_lines set weight = weight + 1`);
-    registry.invalidate();
-    let changedReloadMs = 0;
-    const changedMs = await time(async () => {
-      changedReloadMs = await time(() => registry.get());
-      await publisher.recompute(routeNames, { reason: "bench: every weight changed", probeIds: [] });
-    });
-    const v3 = versions();
-    await database.db.execute(sql`update route_lines set weight = weight + 1 where route_name = ${routeNames[0]}`);
-    let oneReloadMs = 0;
-    const oneRouteMs = await time(async () => {
+    const rounds = Math.max(1, Math.min(20, Number(args["publish-rounds"] ?? (quick ? 1 : 3))));
+    const steps = {
+      unchanged: [] as number[],
+      changed: [] as number[],
+      changedReload: [] as number[],
+      one: [] as number[],
+      oneReload: [] as number[],
+    };
+    let changedVersions = 0;
+    let oneVersions = 0;
+    for (let k = 0; k < rounds; k++) {
+      if (k > 0) steps.unchanged.push(await time(() => publisher.recompute(routeNames, { reason: "bench: unchanged", probeIds: [] })));
+      else steps.unchanged.push(unchangedMs);
+      // Every weight: an edit no single API call makes, so the registry is told "anything changed" (a whole reload).
+      await database.db.execute(sql`update route_lines set weight = weight + 1`);
       registry.invalidate();
-      oneReloadMs = await time(() => registry.get());
-      await publisher.recompute([routeNames[0]!], { reason: "bench: one route", probeIds: [] });
-    });
-    const v4 = versions();
+      let changedReloadMs = 0;
+      const before = versions();
+      steps.changed.push(
+        await time(async () => {
+          changedReloadMs = await time(() => registry.get());
+          await publisher.recompute(routeNames, { reason: "bench: every weight changed", probeIds: [] });
+        }),
+      );
+      steps.changedReload.push(changedReloadMs);
+      changedVersions += versions() - before;
+      await database.db.execute(sql`update route_lines set weight = weight + 1 where route_name = ${routeNames[0]}`);
+      let oneReloadMs = 0;
+      const beforeOne = versions();
+      steps.one.push(
+        await time(async () => {
+          // What the API's change hooks tell the registry (engine.registryChanged): the routes the change touched.
+          registry.invalidate({ routes: [routeNames[0]!] });
+          oneReloadMs = await time(() => registry.get());
+          await publisher.recompute([routeNames[0]!], { reason: "bench: one route", probeIds: [] });
+        }),
+      );
+      steps.oneReload.push(oneReloadMs);
+      oneVersions += versions() - beforeOne;
+    }
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const changedMs = med(steps.changed);
+    const oneRouteMs = med(steps.one);
 
     // Baseline: core's computeTable alone over the same members (what a publish cannot go below).
     const snapshot = await registry.get();
@@ -564,14 +596,16 @@ async function publishAtScale() {
       registryLoadMs: loadMs,
       firstPublishMs: firstMs,
       firstVersions: v1,
-      unchangedRecomputeMs: unchangedMs,
+      rounds,
+      unchangedRecomputeMs: med(steps.unchanged),
       unchangedNewVersions: v2 - v1,
       changedPublishMs: changedMs,
-      changedRegistryReloadMs: changedReloadMs,
-      changedNewVersions: v3 - v2,
+      changedRegistryReloadMs: med(steps.changedReload),
+      changedNewVersions: changedVersions / rounds,
       oneRoutePublishMs: oneRouteMs,
-      oneRouteRegistryReloadMs: oneReloadMs,
-      oneRouteNewVersions: v4 - v3,
+      oneRouteRegistryReloadMs: med(steps.oneReload),
+      oneRouteNewVersions: oneVersions / rounds,
+      steps,
       computeTableOnlyMs: pureMs,
       changedVsComputeOnly: round(changedMs / Math.max(pureMs, 0.01), 0),
     };
@@ -581,12 +615,15 @@ async function publishAtScale() {
     out(
       `  first publish of ${nRoutes} routes: ${r.firstPublishMs} ms (${r.firstVersions} versions; ${round(r.firstPublishMs / nRoutes, 1)} ms per route)`,
     );
-    out(`  recompute, nothing changed: ${r.unchangedRecomputeMs} ms (${r.unchangedNewVersions} new versions)`);
+    out(`  (medians of ${rounds} rounds; each round's ms in brackets)`);
     out(
-      `  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms, of which the reload ${r.changedRegistryReloadMs} ms (${r.changedNewVersions} new versions)`,
+      `  recompute, nothing changed: ${r.unchangedRecomputeMs} ms [${steps.unchanged.join(", ")}] (${r.unchangedNewVersions} new versions)`,
     );
     out(
-      `  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms, of which the reload ${r.oneRouteRegistryReloadMs} ms (${r.oneRouteNewVersions} new versions)`,
+      `  every weight changed (registry reload + ${nRoutes} publishes): ${r.changedPublishMs} ms [${steps.changed.join(", ")}], of which the reload ${r.changedRegistryReloadMs} ms [${steps.changedReload.join(", ")}] (${r.changedNewVersions} new versions)`,
+    );
+    out(
+      `  one route changed (registry reload + 1 publish): ${r.oneRoutePublishMs} ms [${steps.one.join(", ")}], of which the reload ${r.oneRouteRegistryReloadMs} ms [${steps.oneReload.join(", ")}] (${r.oneRouteNewVersions} new versions)`,
     );
     out(
       `  baseline, core computeTable alone for all ${nRoutes} routes: ${r.computeTableOnlyMs} ms (publish = ${r.changedVsComputeOnly}× that)`,

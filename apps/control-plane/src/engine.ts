@@ -97,13 +97,14 @@ export class Engine {
 
   /** After the registry changed through this replica's API. */
   async registryChanged(routes: string[], opts: { reconcile?: boolean } = {}): Promise<void> {
-    await this.registry.changed();
+    // The routes a change names are the ones whose lines it can have touched (their lines before and after).
+    await this.registry.changed({ routes });
     if (opts.reconcile !== false) await this.prober.reconcile();
     await this.publisher.recompute(routes, { reason: "registry change", probeIds: [] });
   }
 
   async adminStateChanged(lineId: string, adminState: AdminState, routes: string[]): Promise<void> {
-    await this.registry.changed();
+    await this.registry.changed({ routes });
     await this.health.applyAdmin(lineId, adminState);
     await this.prober.reconcile();
     await this.publisher.recompute(routes, { reason: `admin: ${adminState}`, probeIds: [] });

@@ -1,9 +1,11 @@
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { serve } from "@hono/node-server";
+import { getRequestListener } from "@hono/node-server";
 import { type App, createApp, type Services } from "./app";
 import { TokenStore } from "./auth";
 import type { AppDeps } from "./deps";
 import { Engine } from "./engine";
+import { tablesFirst } from "./routes/tables/listener";
 import { startScheduler } from "./scheduler";
 import { loadShippedSamples } from "./shipped-samples";
 
@@ -35,10 +37,12 @@ export async function startControlPlane(deps: AppDeps, opts: { rng?: () => numbe
     routeChanged: (route) => engine.registryChanged([route], { reconcile: true }),
   };
   const app = createApp(deps, services);
-  const server = serve({ fetch: app.fetch, port: deps.config.port, hostname: deps.config.host });
+  // Table reads go to their prepared answers before Hono (routes/tables/listener.ts); the rest is the Hono app.
+  const server = createServer(tablesFirst(getRequestListener(app.fetch, { hostname: deps.config.host }), { engine, tokens }));
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(deps.config.port, deps.config.host);
   });
   const { port } = server.address() as AddressInfo;
   const host = deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host;

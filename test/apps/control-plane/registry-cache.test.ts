@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { type Database, insertLine, insertRoute } from "@linewatch/db";
+import { type Database, deleteLine, insertLine, insertRoute, updateLine } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../apps/control-plane/src/logger";
-import { RegistryCache, type RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
+import { parseRegistryChange, RegistryCache, type RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../../apps/control-plane/src/secrets";
 import { ManualClock } from "../../helpers/manual-clock";
 import { lineRow } from "../../helpers/rows";
@@ -71,5 +71,47 @@ describe("RegistryCache", () => {
     const after = await checked(before);
     expect(after).not.toBe(before);
     expect([...after.lines.values()].find((l) => l.name === "a")?.model).toBe("edited");
+  });
+
+  it("after a change that names its routes, reads again only their lines and keeps the other lines' objects", async () => {
+    await insertRoute(database.db, { name: "other", freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
+    const o1 = await insertLine(database.db, lineRow("o1", { routes: [{ route: "other", weight: 5 }] }));
+    const o2 = await insertLine(database.db, lineRow("o2", { routes: [{ route: "other", weight: 5 }] }));
+    cache.invalidate();
+    const before = await cache.get();
+    const a = [...before.lines.values()].find((l) => l.name === "a");
+    // An edit of a line on "chat" that no notification names: a change naming "other" does not read it.
+    await database.db.execute(sql`update lines set model = 'unseen' where name = 'a'`);
+    // Through "the API": o1 reweighted, o2 moved to "chat", a new line on "other", then "other" named.
+    await updateLine(database.db, o1.id, { routes: [{ route: "other", weight: 7 }] }, new Date());
+    await updateLine(database.db, o2.id, { routes: [{ route: "chat", weight: 3 }] }, new Date());
+    await insertLine(database.db, lineRow("o0", { routes: [{ route: "other", weight: 1 }] }));
+    cache.invalidate({ routes: ["other"] });
+    const after = await cache.get();
+    expect(after).not.toBe(before);
+    const byName = new Map([...after.lines.values()].map((l) => [l.name, l]));
+    expect(byName.get("a")).toBe(a); // not on "other": the same object, not read again
+    expect(byName.get("a")?.model).not.toBe("unseen");
+    expect(byName.get("o1")?.routes).toEqual([{ route: "other", weight: 7 }]);
+    expect(byName.get("o2")?.routes).toEqual([{ route: "chat", weight: 3 }]);
+    expect(byName.get("o0")?.routes).toEqual([{ route: "other", weight: 1 }]);
+    // Listed by name, as a whole load lists them.
+    expect([...after.lines.values()].map((l) => l.name)).toEqual([...after.lines.values()].map((l) => l.name).sort());
+    // A deleted line goes; a change naming no route (a line on none) reads everything, "a"'s edit too.
+    await deleteLine(database.db, o1.id);
+    cache.invalidate({ routes: ["other"] });
+    expect(names(await cache.get())).not.toContain("o1");
+    cache.invalidate({ routes: [] });
+    const whole = await cache.get();
+    expect([...whole.lines.values()].find((l) => l.name === "a")?.model).toBe("unseen");
+    // Lines whose rows did not change keep their objects across a whole reload too.
+    expect([...whole.lines.values()].find((l) => l.name === "o2")).toBe(byName.get("o2"));
+  });
+
+  it("reads the routes a notification names, and everything for an empty or foreign payload", () => {
+    expect(parseRegistryChange(JSON.stringify({ routes: ["chat", "other"] }))).toEqual({ routes: ["chat", "other"] });
+    expect(parseRegistryChange("")).toBe("all");
+    expect(parseRegistryChange("{not json")).toBe("all");
+    expect(parseRegistryChange(JSON.stringify({ routes: [1] }))).toBe("all");
   });
 });

@@ -1,5 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../../apps/control-plane/src/logger";
+import { TablePublisher } from "../../../apps/control-plane/src/tables/publisher";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { createTestDatabase } from "../../helpers/test-db";
@@ -83,5 +85,41 @@ describe("table publisher", () => {
     const after = (await res.json()) as Table;
     expect(after.version).toBe(before.version + 1);
     expect(after.lines).toEqual(before.lines);
+  });
+
+  it("keeps its per-route index across changes that name their routes as if it were built again", async () => {
+    // Each API change reloads only the routes it names, and the publisher lists again only the routes
+    // whose lines changed; what it holds must be what a publisher starting from scratch works out.
+    type Index = { linesOf: Map<string, { name: string }[]>; policyOf: Map<string, unknown> };
+    const indexOf = (p: TablePublisher, snapshot: unknown) => (p as unknown as { indexOf(s: unknown): Index }).indexOf(snapshot);
+    const summary = (index: Index) => ({
+      routes: Object.fromEntries([...index.linesOf].map(([route, lines]) => [route, lines.map((l) => l.name)]).sort()),
+      policies: [...index.policyOf].map(([id, policy]) => [id, JSON.stringify(policy)]).sort(),
+    });
+    const held = cp.engine.publisher;
+    indexOf(held, await cp.engine.registry.get());
+    await createRoute(cp, "r-d");
+    const three = await createLine(cp, { name: "three", baseUrl: "http://127.0.0.1:9/v1", routes: [{ route: "r-d", weight: 2 }] });
+    const four = await createLine(cp, { name: "four", baseUrl: "http://127.0.0.1:9/v1", routes: [{ route: "r-c", weight: 2 }] });
+    expect((await cp.request(`/v1/lines/${three.id}`, { method: "PATCH", json: { routes: [{ route: "r-b", weight: 4 }] } })).status).toBe(
+      200,
+    );
+    expect((await cp.request(`/v1/lines/${four.id}`, { method: "DELETE" })).status).toBe(204);
+    for (const step of ["after the line changes", "after a route's policy changed"]) {
+      const snapshot = await cp.engine.registry.get();
+      const fresh = new TablePublisher(
+        { database: cp.database, clock: { now: () => Date.now() }, logger: silentLogger },
+        cp.engine.registry,
+      );
+      expect(summary(indexOf(held, snapshot)), step).toEqual(summary(indexOf(fresh, snapshot)));
+      expect(
+        indexOf(held, snapshot)
+          .linesOf.get("r-b")
+          ?.map((l) => l.name),
+        step,
+      ).toEqual(["one", "three"]);
+      const policy = await cp.request("/v1/routes/r-b", { method: "PATCH", json: { policy: { failCount: 4 } } });
+      expect(policy.status, await policy.clone().text()).toBe(200);
+    }
   });
 });

@@ -24,7 +24,7 @@ import {
   writePublishedTables,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import type { CachedLine, RegistrySnapshot } from "../registry-cache";
+import type { CachedLine, CachedRoute, RegistrySnapshot } from "../registry-cache";
 
 export const TABLES_CHANNEL = "linewatch_tables";
 
@@ -51,7 +51,7 @@ export interface ServedTable {
 /** Registry-derived facts the publisher needs per snapshot: each route's lines and each line's policy. */
 interface SnapshotIndex {
   snapshot: RegistrySnapshot;
-  /** Each route's lines by name. */
+  /** Each route's lines by name; a route's list is the same array while none of its lines changed. */
   linesOf: Map<string, CachedLine[]>;
   /** The lines that are on some route, each once. */
   lineIds: string[];
@@ -75,7 +75,8 @@ interface HealthEntry {
 
 /** What a route's served table was computed from. */
 interface RouteInputs {
-  index: SnapshotIndex;
+  route: CachedRoute | undefined;
+  lines: CachedLine[];
   statuses: LineTableStatus[];
   table: PublishedTable<PublishedLine>;
 }
@@ -85,18 +86,21 @@ const byName = new Intl.Collator();
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-const credentialRevs = new WeakMap<CachedLine, string>();
+/** A route with no lines: one array, so its inputs compare equal. */
+const NO_LINES: CachedLine[] = [];
+
+/** By the headers object, which the registry keeps while a line's sealed headers stay the same (a reweighted line keeps it). */
+const credentialRevs = new WeakMap<Record<string, string>, { apiKey: string | null; rev: string }>();
 
 /** A revision of the line's key and headers (the table stores this, never the values). */
 function credentialsRev(line: CachedLine): string {
-  let rev = credentialRevs.get(line);
-  if (rev === undefined) {
-    rev = createHash("sha256")
-      .update(JSON.stringify([line.apiKey, line.headers]))
-      .digest("hex")
-      .slice(0, 16);
-    credentialRevs.set(line, rev);
-  }
+  const held = credentialRevs.get(line.headers);
+  if (held && held.apiKey === line.apiKey) return held.rev;
+  const rev = createHash("sha256")
+    .update(JSON.stringify([line.apiKey, line.headers]))
+    .digest("hex")
+    .slice(0, 16);
+  credentialRevs.set(line.headers, { apiKey: line.apiKey, rev });
   return rev;
 }
 
@@ -111,8 +115,8 @@ function serve(table: PublishedTable<PublishedLine>): ServedTable {
  */
 export class TablePublisher {
   private served = new Map<string, ServedTable>();
-  /** The credentialed body of a served table, per registry snapshot (the keys come from it). */
-  private credentialed = new WeakMap<ServedTable, { snapshot: RegistrySnapshot; body: string }>();
+  /** The credentialed body of a served table, with the registry's lines it was made from (the keys come from them). */
+  private credentialed = new WeakMap<ServedTable, { snapshot: RegistrySnapshot; lines: (CachedLine | undefined)[]; body: string }>();
   private waiters = new Map<string, Set<() => void>>();
   private unlisten: (() => Promise<void>) | null = null;
   private index: SnapshotIndex | null = null;
@@ -162,8 +166,14 @@ export class TablePublisher {
   credentialedBody(served: ServedTable, snapshot: RegistrySnapshot): string {
     const cached = this.credentialed.get(served);
     if (cached?.snapshot === snapshot) return cached.body;
+    const lines = served.view.lines.map((l) => snapshot.lines.get(l.id));
+    // A new snapshot where this table's lines are the same objects (another route changed): the same body.
+    if (cached && sameItems(cached.lines, lines)) {
+      cached.snapshot = snapshot;
+      return cached.body;
+    }
     const body = JSON.stringify(this.withCredentials(served.view, snapshot));
-    this.credentialed.set(served, { snapshot, body });
+    this.credentialed.set(served, { snapshot, lines, body });
     return body;
   }
 
@@ -240,12 +250,43 @@ export class TablePublisher {
 
   /** Each route's lines and each line's policy, worked out once per registry snapshot. */
   private indexOf(snapshot: RegistrySnapshot): SnapshotIndex {
-    if (this.index?.snapshot === snapshot) return this.index;
+    const held = this.index;
+    if (held?.snapshot === snapshot) return held;
+    this.index = (held && this.reindex(held, snapshot)) ?? this.fullIndex(snapshot);
+    return this.index;
+  }
+
+  /**
+   * A line's policy is made of the overrides of its routes: lines on the same routes share one, and
+   * it is kept across snapshots while those overrides stay the same (so cached statuses stay valid).
+   */
+  private policyFor(
+    line: CachedLine,
+    snapshot: RegistrySnapshot,
+    byRouteSet: Map<string, HealthPolicy>,
+    policies: Map<string, HealthPolicy>,
+  ) {
+    const names =
+      line.routes.length === 1
+        ? (line.routes[0]?.route ?? "")
+        : line.routes
+            .map((m) => m.route)
+            .sort()
+            .join("\n");
+    let policy = byRouteSet.get(names);
+    if (!policy) {
+      const key = JSON.stringify(names.split("\n").map((n) => snapshot.routes.get(n)?.policy ?? null));
+      policy = policies.get(key) ?? this.policies.get(key) ?? linePolicy(line, snapshot.routes);
+      policies.set(key, policy);
+      byRouteSet.set(names, policy);
+    }
+    return policy;
+  }
+
+  private fullIndex(snapshot: RegistrySnapshot): SnapshotIndex {
     const linesOf = new Map<string, CachedLine[]>();
     const lineIds: string[] = [];
     const policyOf = new Map<string, HealthPolicy>();
-    // A policy is made of the overrides of the line's routes: lines on the same routes share one, and
-    // it is kept across snapshots while those overrides stay the same (so cached statuses stay valid).
     const byRouteSet = new Map<string, HealthPolicy>();
     const policies = new Map<string, HealthPolicy>();
     for (const line of snapshot.lines.values()) {
@@ -256,27 +297,79 @@ export class TablePublisher {
         if (list) list.push(line);
         else linesOf.set(m.route, [line]);
       }
-      const names =
-        line.routes.length === 1
-          ? (line.routes[0]?.route ?? "")
-          : line.routes
-              .map((m) => m.route)
-              .sort()
-              .join("\n");
-      let policy = byRouteSet.get(names);
-      if (!policy) {
-        const key = JSON.stringify(names.split("\n").map((n) => snapshot.routes.get(n)?.policy ?? null));
-        policy = policies.get(key) ?? this.policies.get(key) ?? linePolicy(line, snapshot.routes);
-        policies.set(key, policy);
-        byRouteSet.set(names, policy);
-      }
-      policyOf.set(line.id, policy);
+      policyOf.set(line.id, this.policyFor(line, snapshot, byRouteSet, policies));
     }
     for (const list of linesOf.values()) list.sort((a, b) => byName.compare(a.name, b.name));
     this.policies = policies;
     for (const id of this.health.keys()) if (!snapshot.lines.has(id)) this.health.delete(id);
-    this.index = { snapshot, linesOf, lineIds, policyOf };
-    return this.index;
+    return { snapshot, linesOf, lineIds, policyOf };
+  }
+
+  /**
+   * The index of a snapshot that keeps most of the previous one's line and route objects (the
+   * registry's partial reloads): only the routes whose lines or settings changed are listed again.
+   * Null when a route's policy overrides changed (the policies of its unchanged lines move too) or
+   * most lines changed: then the whole index is worked out again.
+   */
+  private reindex(held: SnapshotIndex, snapshot: RegistrySnapshot): SnapshotIndex | null {
+    const old = held.snapshot;
+    const affected = new Set<string>();
+    for (const [name, route] of snapshot.routes) {
+      const was = old.routes.get(name);
+      if (was === route) continue;
+      if (was && JSON.stringify(was.policy) !== JSON.stringify(route.policy)) return null;
+      affected.add(name);
+    }
+    for (const name of old.routes.keys()) if (!snapshot.routes.has(name)) affected.add(name);
+    const changed: CachedLine[] = [];
+    const most = Math.max(100, snapshot.lines.size / 4);
+    let added = 0;
+    for (const [id, line] of snapshot.lines) {
+      const was = old.lines.get(id);
+      if (was === line) continue;
+      if (changed.push(line) > most) return null;
+      if (!was) added++;
+      for (const m of was?.routes ?? []) affected.add(m.route);
+      for (const m of line.routes) affected.add(m.route);
+    }
+    const removed: CachedLine[] = [];
+    if (snapshot.lines.size !== old.lines.size + added) {
+      for (const [id, was] of old.lines) {
+        if (snapshot.lines.has(id)) continue;
+        removed.push(was);
+        for (const m of was.routes) affected.add(m.route);
+      }
+    }
+    if (changed.length + removed.length > most) return null;
+    const linesOf = new Map(held.linesOf);
+    const policyOf = new Map(held.policyOf);
+    const candidates = new Set<string>(changed.map((l) => l.id));
+    for (const route of affected) {
+      for (const l of held.linesOf.get(route) ?? []) candidates.add(l.id);
+      linesOf.delete(route);
+    }
+    for (const id of candidates) {
+      const line = snapshot.lines.get(id);
+      if (!line) continue;
+      for (const m of line.routes) {
+        if (!affected.has(m.route)) continue;
+        const list = linesOf.get(m.route);
+        if (list) list.push(line);
+        else linesOf.set(m.route, [line]);
+      }
+    }
+    for (const route of affected) linesOf.get(route)?.sort((a, b) => byName.compare(a.name, b.name));
+    const byRouteSet = new Map<string, HealthPolicy>();
+    for (const line of changed) {
+      if (line.routes.length === 0) policyOf.delete(line.id);
+      else policyOf.set(line.id, this.policyFor(line, snapshot, byRouteSet, this.policies));
+    }
+    for (const line of removed) {
+      policyOf.delete(line.id);
+      this.health.delete(line.id);
+    }
+    const lineIds = changed.length + removed.length > 0 ? [...policyOf.keys()] : held.lineIds;
+    return { snapshot, linesOf, lineIds, policyOf };
   }
 
   /** Recompute these routes' tables; publish a new version of each one whose content changed. */
@@ -324,20 +417,28 @@ export class TablePublisher {
       const eventRows: EventInsert[] = [];
       const inputs = new Map<string, RouteInputs>();
       for (const route of wanted) {
-        const lines = index.linesOf.get(route) ?? [];
+        const lines = index.linesOf.get(route) ?? NO_LINES;
         const statuses = lines.map((l) => this.statusOf(l, index, entryOf(l.id), now));
         const served = this.served.get(route)?.table;
         const stored = versions.get(route);
         // The served table was computed from these very inputs: nothing to compute or compare.
         const last = this.inputs.get(route);
-        if (served && served.version === stored && last?.table === served && last.index === index && sameItems(last.statuses, statuses)) {
+        const settings = snapshot.routes.get(route);
+        if (
+          served &&
+          served.version === stored &&
+          last?.table === served &&
+          last.lines === lines &&
+          last.route === settings &&
+          sameItems(last.statuses, statuses)
+        ) {
           continue;
         }
         const next = this.compute(route, snapshot, lines, statuses);
         // A stored version this replica could not read (another shape): the next version follows it.
         const previous = served && served.version === stored ? served : (stored ?? null);
         const result = publishTableBy(publishedLineKey, previous, next, now, cause);
-        inputs.set(route, { index, statuses, table: result.table });
+        inputs.set(route, { route: settings, lines, statuses, table: result.table });
         if (!result.changed) continue;
         tables.push(result.table);
         for (const e of result.effects) {

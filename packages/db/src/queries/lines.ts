@@ -1,5 +1,5 @@
 import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewatch/core";
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
 
@@ -68,6 +68,36 @@ async function membershipsOf(db: Db, lineIds: string[] | "all"): Promise<Map<str
 export async function listLineRows(db: Db): Promise<{ row: LineRow; routes: RouteMembership[] }[]> {
   const [rows, members] = await Promise.all([db.select().from(lines).orderBy(asc(lines.name)), membershipsOf(db, "all")]);
   return rows.map((row) => ({ row, routes: members.get(row.id) ?? [] }));
+}
+
+/**
+ * The lines that are members of these routes or have these ids, each with all its memberships: what
+ * a registry cache re-reads after a change that named its routes, instead of every line.
+ */
+export async function listLineRowsOf(
+  db: Db,
+  which: { routes: string[]; ids: string[] },
+): Promise<{ row: LineRow; routes: RouteMembership[] }[]> {
+  const onRoutes = db.select({ id: routeLines.lineId }).from(routeLines).where(inArray(routeLines.routeName, which.routes));
+  const [rows, memberships] = await Promise.all([
+    db
+      .select()
+      .from(lines)
+      .where(or(inArray(lines.id, onRoutes), inArray(lines.id, which.ids)))
+      .orderBy(asc(lines.name)),
+    db
+      .select()
+      .from(routeLines)
+      .where(or(inArray(routeLines.lineId, onRoutes), inArray(routeLines.lineId, which.ids)))
+      .orderBy(asc(routeLines.routeName)),
+  ]);
+  const byLine = new Map<string, RouteMembership[]>();
+  for (const r of memberships) {
+    const list = byLine.get(r.lineId);
+    if (list) list.push({ route: r.routeName, weight: r.weight });
+    else byLine.set(r.lineId, [{ route: r.routeName, weight: r.weight }]);
+  }
+  return rows.map((row) => ({ row, routes: byLine.get(row.id) ?? [] }));
 }
 
 export async function listLines(db: Db) {

@@ -2,27 +2,19 @@ import { createRoute } from "@hono/zod-openapi";
 import { requestHeader } from "../../auth";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
-import type { ServedTable } from "../../tables/publisher";
 import { validationErrorFrom } from "../../validation";
 import { createRouter, errorResponses, json } from "../common";
+import { tableAnswer } from "./answer";
 import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "./schema";
 
 const tags = ["tables"];
 
 /** `?waitSec=N`, checked by TableQuery (a bad value is a 400 naming waitSec). */
-function readWaitSec(raw: string | undefined): number | undefined {
+export function readWaitSec(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const parsed = TableQuery.safeParse({ waitSec: raw });
   if (!parsed.success) throw validationErrorFrom(parsed.error, "query");
   return parsed.data.waitSec;
-}
-
-/** Whether `If-None-Match` (`"42"`, W/"42", or a list) names this version. */
-function namesVersion(header: string | undefined, served: ServedTable): boolean {
-  if (!header) return false;
-  if (header === served.etag) return true; // what routers send: the ETag they were given
-  const version = String(served.table.version);
-  return header.split(",").some((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, "") === version);
 }
 
 /**
@@ -65,7 +57,7 @@ export function tableRoutes(engine: Engine) {
   app.get("/:route", async (c) => {
     const route = c.req.param("route");
     const waitSec = readWaitSec(c.req.query("waitSec"));
-    let snapshot = await engine.registry.get();
+    const snapshot = await engine.registry.get();
     if (!snapshot.routes.has(route)) throw new NotFoundError(`route ${JSON.stringify(route)}`);
     let served = engine.publisher.servedTable(route);
     if (!served) {
@@ -73,16 +65,18 @@ export function tableRoutes(engine: Engine) {
       served = engine.publisher.servedTable(route);
       if (!served) throw new NotFoundError(`table of route ${JSON.stringify(route)}`);
     }
-    const ifNoneMatch = requestHeader(c, "if-none-match");
-    if (waitSec && namesVersion(ifNoneMatch, served)) {
-      await engine.publisher.waitForChange(route, served.table.version, waitSec * 1000, c.req.raw.signal);
-      served = engine.publisher.servedTable(route) ?? served;
-      snapshot = await engine.registry.get();
-    }
-    const headers = { etag: served.etag, "cache-control": "no-cache" };
-    if (namesVersion(ifNoneMatch, served)) return c.body(null, 304, headers);
-    const body = c.var.principal.role === "router" ? engine.publisher.credentialedBody(served, snapshot) : served.body;
-    return c.body(body, 200, { ...headers, "content-type": "application/json" });
+    const answer = await tableAnswer(
+      engine,
+      route,
+      { served, snapshot },
+      {
+        router: c.var.principal.role === "router",
+        ifNoneMatch: requestHeader(c, "if-none-match"),
+        waitSec,
+        signal: c.req.raw.signal,
+      },
+    );
+    return answer.status === 304 ? c.body(null, 304, answer.headers) : c.body(answer.body, 200, answer.headers);
   });
 
   return app;

@@ -1,0 +1,95 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { allowedRoles, bearerToken, type Role, type TokenStore } from "../../auth";
+import type { Engine } from "../../engine";
+import { tableAnswer } from "./answer";
+import { TableQuery } from "./schema";
+
+const PREFIX = "/v1/tables/";
+
+/**
+ * The Node request listener the control plane serves with. `GET`/`HEAD /v1/tables/:route` with a
+ * token that may read it and a route that has a table go straight to its prepared answer (the same
+ * `tableAnswer` the Hono route runs, minus building a Fetch Request and Response, a Context and the
+ * middleware chain, which cost a table answer more than the answer itself). Anything else is the
+ * Hono app's, which answers it as it always has: every refusal and error (401, 403, 404, a bad
+ * waitSec), a route's first request (which computes its table), and a path or query that needs
+ * decoding.
+ */
+export function tablesFirst(hono: RequestListener, parts: { engine: Engine; tokens: TokenStore }): RequestListener {
+  return (incoming, outgoing) => {
+    const method = incoming.method;
+    const url = incoming.url ?? "";
+    if ((method === "GET" || method === "HEAD") && url.startsWith(PREFIX)) {
+      serveTable(parts, incoming, outgoing, url).then(
+        (answered) => {
+          if (!answered) void hono(incoming, outgoing);
+        },
+        () => {
+          // The Hono route meets the same failure and answers it (503 for an outage, logged as usual).
+          if (!outgoing.headersSent) void hono(incoming, outgoing);
+          else outgoing.destroy();
+        },
+      );
+      return;
+    }
+    void hono(incoming, outgoing);
+  };
+}
+
+/** Answer a table request that needs nothing but the prepared answer; false: leave it to the Hono app. */
+async function serveTable(
+  { engine, tokens }: { engine: Engine; tokens: TokenStore },
+  incoming: IncomingMessage,
+  outgoing: ServerResponse,
+  url: string,
+): Promise<boolean> {
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  const route = path.slice(PREFIX.length);
+  if (route === "" || route.includes("/") || route.includes("%")) return false;
+  let waitSec: number | undefined;
+  if (q !== -1) {
+    const query = url.slice(q + 1);
+    if (query.includes("%") || query.includes("+")) return false;
+    const raw = new URLSearchParams(query).get("waitSec");
+    if (raw !== null) {
+      const parsed = TableQuery.safeParse({ waitSec: raw });
+      if (!parsed.success) return false;
+      waitSec = parsed.data.waitSec;
+    }
+  }
+  // As authMiddleware decides, without its refusals (the Hono app gives those, with their headers).
+  const authorization = incoming.headers.authorization;
+  const token = bearerToken(typeof authorization === "string" ? authorization : undefined);
+  let role: Role | "open" = "open";
+  if (token) {
+    const row = await tokens.authenticate(token);
+    if (!row || !allowedRoles(incoming.method ?? "GET", path).includes(row.role as Role)) return false;
+    role = row.role as Role;
+  } else if (!(await tokens.isOpen())) return false;
+  const snapshot = await engine.registry.get();
+  if (!snapshot.routes.has(route)) return false;
+  const served = engine.publisher.servedTable(route);
+  if (!served) return false;
+  const ifNoneMatch = incoming.headers["if-none-match"];
+  let signal: AbortSignal | undefined;
+  if (waitSec) {
+    // A long-poll ends when its client goes, as the Hono route's request signal does.
+    const abort = new AbortController();
+    outgoing.once("close", () => abort.abort());
+    signal = abort.signal;
+  }
+  const answer = await tableAnswer(engine, route, { served, snapshot }, { router: role === "router", ifNoneMatch, waitSec, signal });
+  if (outgoing.destroyed) return true;
+  if (answer.status === 304) {
+    outgoing.writeHead(304, answer.headers);
+    outgoing.end();
+  } else if (incoming.method === "HEAD") {
+    outgoing.writeHead(200, answer.headers); // no length, as the Hono app answers a HEAD
+    outgoing.end();
+  } else {
+    outgoing.writeHead(200, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) });
+    outgoing.end(answer.body);
+  }
+  return true;
+}
