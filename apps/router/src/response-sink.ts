@@ -84,69 +84,83 @@ export function nodeSink(res: ServerResponse): ResponseSink {
   return new NodeSink(res);
 }
 
+/** A standard Response as a sink (a class for the same reason as NodeSink). */
+class WebSink implements ResponseSink {
+  readonly response: Promise<Response>;
+  private resolve!: (r: Response) => void;
+  private controller: ReadableStreamDefaultController<Uint8Array> | null = null;
+  private done = false;
+  private readonly drainWaiters: (() => void)[] = [];
+  private readonly stream: ReadableStream<Uint8Array>;
+
+  constructor(private readonly signal: AbortSignal | undefined) {
+    this.response = new Promise<Response>((r) => {
+      this.resolve = r;
+    });
+    this.stream = new ReadableStream<Uint8Array>(
+      {
+        start: (c) => {
+          this.controller = c;
+        },
+        pull: () => {
+          for (const fn of this.drainWaiters.splice(0)) fn();
+        },
+        cancel: () => {
+          this.done = true;
+        },
+      },
+      { highWaterMark: 16 },
+    );
+  }
+
+  get closed(): boolean {
+    return this.done || this.signal?.aborted === true;
+  }
+
+  onClientGone(fn: () => void): void {
+    this.signal?.addEventListener("abort", fn, { once: true });
+  }
+
+  start(status: number, headers: OutgoingHeaders): void {
+    const h = new Headers();
+    for (const [k, v] of Object.entries(headers)) {
+      if (k === "content-length") continue;
+      if (Array.isArray(v)) for (const item of v) h.append(k, item);
+      else h.set(k, v);
+    }
+    this.resolve(new Response(status === 204 || status === 304 ? null : this.stream, { status, headers: h }));
+  }
+
+  write(chunk: Buffer): boolean {
+    if (this.done) return true;
+    this.controller?.enqueue(new Uint8Array(chunk));
+    return (this.controller?.desiredSize ?? 1) > 0;
+  }
+
+  onDrain(fn: () => void): void {
+    this.drainWaiters.push(fn);
+  }
+
+  end(): void {
+    if (this.done) return;
+    this.done = true;
+    this.controller?.close();
+  }
+
+  abort(error: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.controller?.error(error);
+  }
+
+  sendLocal(status: number, headers: Record<string, string>, body: OpenAIErrorBody): void {
+    this.done = true;
+    this.resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } }));
+  }
+}
+
 /** A sink that resolves to a standard Response once the status is known. */
 export function webSink(signal: AbortSignal | undefined): { sink: ResponseSink; response: Promise<Response> } {
-  let resolve!: (r: Response) => void;
-  const response = new Promise<Response>((r) => {
-    resolve = r;
-  });
-  let controller: ReadableStreamDefaultController<Uint8Array> | null = null;
-  let done = false;
-  const drainWaiters: (() => void)[] = [];
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      pull() {
-        for (const fn of drainWaiters.splice(0)) fn();
-      },
-      cancel() {
-        done = true;
-      },
-    },
-    { highWaterMark: 16 },
-  );
-  return {
-    response,
-    sink: {
-      get closed() {
-        return done || signal?.aborted === true;
-      },
-      onClientGone(fn) {
-        signal?.addEventListener("abort", fn, { once: true });
-      },
-      start(status, headers) {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(headers)) {
-          if (k === "content-length") continue;
-          if (Array.isArray(v)) for (const item of v) h.append(k, item);
-          else h.set(k, v);
-        }
-        resolve(new Response(status === 204 || status === 304 ? null : stream, { status, headers: h }));
-      },
-      write(chunk) {
-        if (done) return true;
-        controller?.enqueue(new Uint8Array(chunk));
-        return (controller?.desiredSize ?? 1) > 0;
-      },
-      onDrain(fn) {
-        drainWaiters.push(fn);
-      },
-      end() {
-        if (done) return;
-        done = true;
-        controller?.close();
-      },
-      abort(error) {
-        if (done) return;
-        done = true;
-        controller?.error(error);
-      },
-      sendLocal(status, headers, body) {
-        done = true;
-        resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } }));
-      },
-    },
-  };
+  const sink = new WebSink(signal);
+  return { sink, response: sink.response };
 }
