@@ -2,14 +2,21 @@
 // process so CPU per request is that process's own (/proc/<pid>/stat). Bounded in count and time.
 //
 //   npx tsx bench/router-overhead/run.ts [--slices 8] [--no-portkey] [--quick] [--json out.json]
+//        [--targets router,router-nocheck,hono,bare-undici] [--scenarios 1,32,sse] [--no-pick]
+//        [--before main=/path/to/a/checkout …]
 //
 // The machine may be shared: targets are measured in short slices taken in turn (rotating the
 // order), so background load falls on all of them alike; ratios are medians of the ratios of
 // slices taken back to back.
 //
 // Targets: direct to the upstream · apps/router (its real main.ts, tables from a stand-in
-// control plane) · a minimal node:http keep-alive proxy (the floor) · the Portkey gateway,
-// installed into bench/.vendor at bench time when it installs (never a product dependency).
+// control plane), with the in-band check off, and through Hono · a minimal node:http keep-alive
+// proxy (the floor) · on request: the same minimal proxy on undici's dispatch (bare-undici), and
+// the router of another checkout (--before label=dir: a copy of the repo at the commit before a
+// change, with node_modules linked, for before/after in one run) · the Portkey gateway, installed
+// into bench/.vendor at bench time when it installs (never a product dependency).
+//
+// bench/router-overhead/profile.ts loads one target alone, for --cpu-prof, --trace-gc and strace -c.
 
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -32,11 +39,19 @@ const { values: args } = parseArgs({
   options: {
     slices: { type: "string", default: "8" },
     "no-portkey": { type: "boolean", default: false },
+    "no-pick": { type: "boolean", default: false },
     quick: { type: "boolean", default: false },
     json: { type: "string" },
+    /** Comma-separated: router, router-nocheck, hono, bare-undici (direct and bare always run). */
+    targets: { type: "string" },
+    /** Scenarios to run, comma-separated: 1, 32, sse (default all). */
+    scenarios: { type: "string", default: "1,32,sse" },
+    /** `label=dir`, repeatable: a checkout of the repo (with node_modules) whose router runs as "apps/router at label". */
+    before: { type: "string", multiple: true },
   },
 });
 const quick = args.quick ?? false;
+const DEFAULT_TARGETS = "router,router-nocheck,hono";
 const slices = quick ? 3 : Math.max(2, Math.min(30, Number(args.slices)));
 
 // ---- processes ------------------------------------------------------------------------
@@ -349,40 +364,70 @@ async function main() {
   });
   const tablesUrl = `http://127.0.0.1:${(tables.address() as AddressInfo).port}`;
 
-  const routerPort = await freePort();
-  const router = spawnTs(
-    "apps/router/src/main.ts",
-    { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(routerPort), LINEWATCH_CACHE_FILE: "" },
-    "router",
-  );
-  const plainPort = await freePort();
-  const plain = spawnTs(
-    "apps/router/src/main.ts",
+  // Every proxy target is a process; the direct target and the bare proxy (the baseline of every
+  // ratio) always run, the others as chosen with --targets.
+  const routerEnv = (port: number, extra: Record<string, string> = {}) => ({
+    LINEWATCH_URL: tablesUrl,
+    LINEWATCH_TOKEN: "bench",
+    LINEWATCH_ROUTES: "bench",
+    PORT: String(port),
+    LINEWATCH_CACHE_FILE: "",
+    ...extra,
+  });
+  interface TargetSpec {
+    key: string;
+    name: string;
+    start: () => Promise<{ port: string; pid: number | null }>;
+    model: string;
+  }
+  const startRouterProcess = async (file: string, env: Record<string, string>, name: string) => {
+    const port = await freePort();
+    const p = spawnTs(file, routerEnv(port, env), name);
+    p.ready.catch(() => undefined);
+    await waitHttp(`http://127.0.0.1:${port}/readyz`, (st) => st === 200);
+    return { port: String(port), pid: p.child.pid ?? null };
+  };
+  const startBare = async (file: string, name: string) => {
+    const p = spawnTs(file, { UPSTREAM_BASE: upstreamBase, UPSTREAM_KEY: "sk-bench", UPSTREAM_MODEL: "lab-model", PORT: "0" }, name);
+    return { port: await p.ready, pid: p.child.pid ?? null };
+  };
+  const specs: TargetSpec[] = [
+    { key: "bare", name: "bare node:http proxy", model: "x", start: () => startBare("bench/router-overhead/bare-proxy.ts", "bare proxy") },
+    { key: "router", name: "apps/router", model: "bench", start: () => startRouterProcess("apps/router/src/main.ts", {}, "router") },
     {
-      LINEWATCH_URL: tablesUrl,
-      LINEWATCH_TOKEN: "bench",
-      LINEWATCH_ROUTES: "bench",
-      PORT: String(plainPort),
-      LINEWATCH_CACHE_FILE: "",
-      LINEWATCH_INBAND_CHECK: "off",
+      key: "router-nocheck",
+      name: "apps/router, in-band check off",
+      model: "bench",
+      start: () => startRouterProcess("apps/router/src/main.ts", { LINEWATCH_INBAND_CHECK: "off" }, "router without the in-band check"),
     },
-    "router without the in-band check",
-  );
-  const honoPort = await freePort();
-  const hono = spawnTs(
-    "bench/router-overhead/router-hono.ts",
-    { LINEWATCH_URL: tablesUrl, LINEWATCH_TOKEN: "bench", LINEWATCH_ROUTES: "bench", PORT: String(honoPort), LINEWATCH_CACHE_FILE: "" },
-    "router through Hono",
-  );
-  const bare = spawnTs(
-    "bench/router-overhead/bare-proxy.ts",
-    { UPSTREAM_BASE: upstreamBase, UPSTREAM_KEY: "sk-bench", UPSTREAM_MODEL: "lab-model", PORT: "0" },
-    "bare proxy",
-  );
-  const barePort = await bare.ready;
-  await waitHttp(`http://127.0.0.1:${routerPort}/readyz`, (s) => s === 200);
-  await waitHttp(`http://127.0.0.1:${plainPort}/readyz`, (s) => s === 200);
-  await hono.ready;
+    {
+      key: "hono",
+      name: "apps/router, all routes via Hono",
+      model: "bench",
+      start: () => startRouterProcess("bench/router-overhead/router-hono.ts", {}, "router through Hono"),
+    },
+    {
+      key: "bare-undici",
+      name: "bare proxy on undici dispatch",
+      model: "x",
+      start: () => startBare("bench/router-overhead/bare-undici.ts", "bare proxy on undici"),
+    },
+  ];
+  const chosen = new Set(["bare", ...(args.targets ?? DEFAULT_TARGETS).split(",").map((k) => k.trim())]);
+  for (const entry of args.before ?? []) {
+    // The router of another checkout (e.g. the commit before a change): before/after in one run.
+    const eq = entry.indexOf("=");
+    const label = eq === -1 ? entry : entry.slice(0, eq);
+    const dir = resolve(eq === -1 ? entry : entry.slice(eq + 1));
+    specs.push({
+      key: `before:${label}`,
+      name: `apps/router at ${label}`,
+      model: "bench",
+      start: () => startRouterProcess(join(dir, "apps/router/src/main.ts"), {}, `router at ${label}`),
+    });
+    chosen.add(`before:${label}`);
+  }
+  for (const k of chosen) if (!specs.some((sp) => sp.key === k)) throw new Error(`unknown target ${k}`);
 
   const targets: Target[] = [
     {
@@ -394,43 +439,19 @@ async function main() {
       pid: null,
       streams: true,
     },
-    {
-      name: "bare node:http proxy",
-      origin: `http://127.0.0.1:${barePort}`,
-      prefix: "/v1",
-      headers: {},
-      model: "x",
-      pid: bare.child.pid ?? null,
-      streams: true,
-    },
-    {
-      name: "apps/router",
-      origin: `http://127.0.0.1:${routerPort}`,
-      prefix: "/v1",
-      headers: {},
-      model: "bench",
-      pid: router.child.pid ?? null,
-      streams: true,
-    },
-    {
-      name: "apps/router, in-band check off",
-      origin: `http://127.0.0.1:${plainPort}`,
-      prefix: "/v1",
-      headers: {},
-      model: "bench",
-      pid: plain.child.pid ?? null,
-      streams: true,
-    },
-    {
-      name: "apps/router, all routes via Hono",
-      origin: `http://127.0.0.1:${honoPort}`,
-      prefix: "/v1",
-      headers: {},
-      model: "bench",
-      pid: hono.child.pid ?? null,
-      streams: true,
-    },
   ];
+  for (const spec of specs.filter((sp) => chosen.has(sp.key))) {
+    const { port, pid } = await spec.start();
+    targets.push({
+      name: spec.name,
+      origin: `http://127.0.0.1:${port}`,
+      prefix: "/v1",
+      headers: {},
+      model: spec.model,
+      pid,
+      streams: true,
+    });
+  }
 
   let portkeyStatus = portkeyNote;
   if (portkeyNote === null) {
@@ -465,8 +486,9 @@ async function main() {
     }
   }
 
-  const scenarios: Scenario[] = [
+  const allScenarios: (Scenario & { key: string })[] = [
     {
+      key: "1",
       name: "1 keep-alive connection, non-stream",
       connections: 1,
       stream: false,
@@ -474,6 +496,7 @@ async function main() {
       slice: { count: quick ? 150 : 400 },
     },
     {
+      key: "32",
       name: "32 connections, non-stream",
       connections: 32,
       stream: false,
@@ -481,6 +504,7 @@ async function main() {
       slice: { ms: quick ? 300 : 700 },
     },
     {
+      key: "sse",
       name: "16 connections, SSE stream",
       connections: 16,
       stream: true,
@@ -488,6 +512,8 @@ async function main() {
       slice: { ms: quick ? 300 : 700 },
     },
   ];
+  const wanted = new Set((args.scenarios ?? "").split(",").map((k) => k.trim()));
+  const scenarios = allScenarios.filter((sc) => wanted.has(sc.key));
 
   const lines: string[] = [];
   const os = await import("node:os");
@@ -546,7 +572,7 @@ async function main() {
     `Run ${new Date(started).toISOString()} · Node ${process.version} · ${cpuInfo.trim()} · ${os.cpus().length} CPUs · ${slices} slices per target, taken in turn · load average ${loadStart[0]?.toFixed(1)} at start, ${loads.join(" / ")} after each scenario · Portkey: ${portkeyStatus} · outcome reports pushed by the routers: ${reports}`,
     "",
   );
-  const picks = benchPick();
+  const picks = args["no-pick"] ? [] : benchPick();
   lines.push("**pick() ns/op** (seeded rng; affinity = weighted rendezvous over every line)");
   lines.push("");
   lines.push("| lines | build picker µs | pick | pick, 1 excluded | affinity key, new | affinity key, recent |");

@@ -18,7 +18,7 @@ import type { Dispatcher } from "undici";
 import { outcomeOfStatus, type RouterMetrics } from "./metrics";
 import { openAIError } from "./openai-errors";
 import type { ResponseSink } from "./response-sink";
-import { type Attempt, type AttemptReport, type AttemptResult, attemptLine } from "./upstream";
+import { type Attempt, type AttemptOwner, type AttemptReport, type AttemptResult, attemptLine } from "./upstream";
 
 export const LINE_HEADER = "x-linewatch-line";
 /** On an answer from a second line: what the first attempt got (e.g. `http_5xx`, `empty`, `masked_error`). */
@@ -90,6 +90,30 @@ function answerKind(path: string): AnswerKind {
   return "text";
 }
 
+/** One attempt's side in the proxy: the retry budget of its route and where its outcome goes. */
+class LineAttempt implements AttemptOwner {
+  constructor(
+    private readonly deps: ProxyDeps,
+    private readonly route: string,
+    private readonly line: TableLine,
+  ) {}
+
+  tryRetry(): boolean {
+    const deps = this.deps;
+    if (deps.budget.tryRetry(deps.now())) return true;
+    deps.metrics.budgetExhausted(this.route);
+    return false;
+  }
+
+  onOutcome(o: AttemptReport): void {
+    const deps = this.deps;
+    const line = this.line;
+    deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
+    deps.metrics.answer(this.route, line.name, o);
+    deps.recordOutcome(line, o);
+  }
+}
+
 async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean, retried: string | null): Promise<AttemptResult> {
   const { deps, route } = ctx;
   ctx.body.model = line.model;
@@ -104,17 +128,8 @@ async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean,
     timeoutMs: deps.upstreamTimeoutMs,
     sink: ctx.req.sink,
     sendAny,
-    tryRetry: () => {
-      if (deps.budget.tryRetry(deps.now())) return true;
-      deps.metrics.budgetExhausted(route);
-      return false;
-    },
     check: deps.check === null ? null : { kind: ctx.kind, cutMinTokens: deps.check.cutMinTokens, maxTokens: ctx.maxTokens },
-    onOutcome: (o) => {
-      deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
-      deps.metrics.answer(route, line.name, o);
-      deps.recordOutcome(line, o);
-    },
+    owner: new LineAttempt(deps, route, line),
     tags,
     metrics: deps.metrics,
     route,

@@ -124,19 +124,29 @@ export interface AttemptInput {
   accept: string;
   timeoutMs: number;
   sink: ResponseSink;
-  /** Send 5xx and 429 too (the last attempt); otherwise they come back as `refused` if `tryRetry` allows. */
+  /** Send 5xx and 429 too (the last attempt); otherwise they come back as `refused` if `owner.tryRetry` allows. */
   sendAny: boolean;
-  /** Takes a retry from the budget; false: the answer goes to the client as it came. */
-  tryRetry: () => boolean;
   /** In-band answer check; null: outcomes by status only. */
   check: AnswerCheckOptions | null;
-  /** Called once when the attempt has ended (not when the client left). */
-  onOutcome: (o: AttemptReport) => void;
+  /** The proxy's side of this attempt: the retry budget and where the outcome goes. */
+  owner: AttemptOwner;
   /** Added to the response headers as name, value, name, value…: line name, table version, retry reason. */
   tags: string[];
   /** Counts a body that broke after the status went out (upstream died, or the client left). */
   metrics: Pick<RouterMetrics, "interrupted">;
   route: string;
+}
+
+/**
+ * What an attempt asks of the proxy that started it. An object with methods rather than closures
+ * in the input: the router runs under tsx, which names every closure assigned to a property
+ * (a defineProperty per closure per request).
+ */
+export interface AttemptOwner {
+  /** Takes a retry from the budget; false: the answer goes to the client as it came. */
+  tryRetry(): boolean;
+  /** Called once when the attempt has ended (not when the client left). */
+  onOutcome(o: AttemptReport): void;
 }
 
 const isEventStream = (headers: IncomingHttpHeaders) => {
@@ -148,7 +158,7 @@ const isIdentity = (headers: IncomingHttpHeaders) => {
   return e === undefined || e === "identity";
 };
 
-class AttemptHandler implements Dispatcher.DispatchHandler {
+class AttemptHandler implements Dispatcher.DispatchHandler, Attempt {
   private controller: Dispatcher.DispatchController | null = null;
   private mode: "waiting" | "holding" | "sending" | "discarding" | "done" = "waiting";
   private discarded = 0;
@@ -162,10 +172,14 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   private stream: StreamCheck | null = null;
   private reported = false;
 
-  constructor(
-    private readonly input: AttemptInput,
-    private readonly settle: (r: AttemptResult) => void,
-  ) {}
+  readonly result: Promise<AttemptResult>;
+  private settle!: (r: AttemptResult) => void;
+
+  constructor(private readonly input: AttemptInput) {
+    this.result = new Promise<AttemptResult>((resolve) => {
+      this.settle = resolve;
+    });
+  }
 
   private seconds(): number {
     return (performance.now() - this.started) / 1000;
@@ -174,7 +188,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   private report(outcome: LiveOutcome, tokens?: AnswerVerdict): void {
     if (this.reported) return;
     this.reported = true;
-    this.input.onOutcome({
+    this.input.owner.onOutcome({
       outcome,
       latencyMs: performance.now() - this.started,
       ttfbMs: this.ttfbMs,
@@ -184,7 +198,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
   }
 
   /** The client went away: stop the upstream too. */
-  clientGone(): void {
+  cancel(): void {
     if (this.mode === "done" || this.mode === "discarding") return;
     this.reported = true; // the client's doing, not the line's: not an outcome
     this.controller?.abort(new ClientGoneError("client closed the request"));
@@ -200,7 +214,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     this.ttfbMs = performance.now() - this.started;
     this.status = statusCode;
     const input = this.input;
-    if (!input.sendAny && (statusCode >= 500 || statusCode === 429) && input.tryRetry()) {
+    if (!input.sendAny && (statusCode >= 500 || statusCode === 429) && input.owner.tryRetry()) {
       this.mode = "discarding";
       const outcome = outcomeOfStatus(statusCode);
       this.report(outcome);
@@ -288,7 +302,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler {
     if (mode === "holding") {
       const body = Buffer.concat(this.body ?? [], this.bodySize);
       const verdict = checkJsonAnswer(body, this.input.check as AnswerCheckOptions);
-      if ((verdict.outcome === "empty" || verdict.outcome === "masked_error") && this.input.tryRetry()) {
+      if ((verdict.outcome === "empty" || verdict.outcome === "masked_error") && this.input.owner.tryRetry()) {
         this.report(verdict.outcome, verdict);
         this.settle({ type: "refused", status: this.status, seconds: this.seconds(), outcome: verdict.outcome });
         return;
@@ -342,10 +356,7 @@ export interface Attempt {
 
 export function attemptLine(input: AttemptInput): Attempt {
   const t = targetOf(input.line);
-  let handler!: AttemptHandler;
-  const result = new Promise<AttemptResult>((resolve) => {
-    handler = new AttemptHandler(input, resolve);
-  });
+  const handler = new AttemptHandler(input);
   const headers = [
     "content-type",
     "application/json",
@@ -367,5 +378,5 @@ export function attemptLine(input: AttemptInput): Attempt {
     },
     handler,
   );
-  return { result, cancel: () => handler.clientGone() };
+  return handler;
 }
