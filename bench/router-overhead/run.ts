@@ -3,7 +3,7 @@
 //
 //   npx tsx bench/router-overhead/run.ts [--slices 8] [--no-portkey] [--quick] [--json out.json]
 //        [--targets router,router-nocheck,hono,bare-undici] [--scenarios 1,32,sse] [--no-pick]
-//        [--before main=/path/to/a/checkout …]
+//        [--before main=/path/to/a/checkout …] [--tsx]
 //
 // The machine may be shared: targets are measured in short slices taken in turn (rotating the
 // order), so background load falls on all of them alike; ratios are medians of the ratios of
@@ -22,7 +22,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { mulberry32 } from "@linewatch/core";
@@ -48,6 +48,8 @@ const { values: args } = parseArgs({
     scenarios: { type: "string", default: "1,32,sse" },
     /** `label=dir`, repeatable: a checkout of the repo (with node_modules) whose router runs as "apps/router at label". */
     before: { type: "string", multiple: true },
+    /** Run every TypeScript target through tsx (as before) instead of from an esbuild bundle (as npm start runs the router). */
+    tsx: { type: "boolean", default: false },
   },
 });
 const quick = args.quick ?? false;
@@ -89,8 +91,17 @@ function spawnProcess(
   return { child, ready };
 }
 
-const spawnTs = (file: string, env: Record<string, string>, name: string) =>
-  spawnProcess(process.execPath, ["--import", "tsx", file], env, name);
+/**
+ * A TypeScript target as its npm start runs it: bundled by apps/control-plane/build.mjs (no tsx
+ * loader, no per-closure names) into a dist/ folder next to it; or through tsx with --tsx.
+ */
+const spawnTs = (file: string, env: Record<string, string>, name: string) => {
+  if (args.tsx) return spawnProcess(process.execPath, ["--import", "tsx", file], env, name);
+  const abs = resolve(root, file);
+  const out = join(dirname(abs), "dist", basename(abs).replace(/\.ts$/, ".mjs"));
+  execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), abs, out], { cwd: root, stdio: "inherit" });
+  return spawnProcess(process.execPath, [out], env, name);
+};
 
 async function freePort(): Promise<number> {
   const s = createServer();
