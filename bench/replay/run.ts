@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     lines: { type: "string", default: "1000" },
     "gen-budget-sec": { type: "string", default: "600" },
     json: { type: "string" },
+    /** Use this database as it is (kept after the run): the data is generated only when it has none. */
+    url: { type: "string" },
   },
 });
 const usePg = args.db !== "pglite";
@@ -48,6 +50,7 @@ const pgBase = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/p
 
 const cleanups: (() => Promise<void>)[] = [];
 async function freshDatabase(): Promise<Database> {
+  if (args.url) return createDb({ url: args.url, maxConnections: 4 });
   const db = await scratchDatabase({ pgBase: usePg ? pgBase : null, prefix: "lw_bench_replay" });
   cleanups.push(db.drop);
   return db.kind === "postgres" ? createDb({ url: db.url, maxConnections: 4 }) : createDb({ dataDir: db.dataDir });
@@ -80,23 +83,32 @@ try {
   const maxHours = hoursWanted.at(-1) ?? 1;
   // The data ends a minute before now, so every range is within the retention.
   const end = Math.floor((now - 60_000) / 1000) * 1000;
-  const start = end - maxHours * 3_600_000;
+  let start = end - maxHours * 3_600_000;
+  // A kept database (--url) that already holds results: use them as they are.
+  const [held] = (await db.execute(
+    sql`select (extract(epoch from min(started_at)) * 1000)::float8 as lo, (extract(epoch from max(started_at)) * 1000)::float8 as hi from probe_results`,
+  )) as unknown as { lo: number | null; hi: number | null }[];
+  const reuse = held?.lo !== null && held?.lo !== undefined && held.hi !== null;
+  if (reuse) start = Math.round(held.lo as number);
 
   // Registry: routes, lines (2 free per route), samples.
-  for (let r = 0; r < ROUTES; r++) await db.execute(sql`insert into routes (name) values (${`r${r}`})`);
-  await db.execute(sql`insert into lines (name, tier, protocol, base_url, model)
+  if (!reuse) for (let r = 0; r < ROUTES; r++) await db.execute(sql`insert into routes (name) values (${`r${r}`})`);
+  if (!reuse)
+    await db.execute(sql`insert into lines (name, tier, protocol, base_url, model)
     select 'bench-' || lpad(n::text, 4, '0'), case when n % 50 < 2 then 'free' else 'paid' end, 'openai-chat', 'http://127.0.0.1:9/v1', 'm'
     from generate_series(0, ${LINES - 1}::int) n`);
-  await db.execute(sql`insert into route_lines (route_name, line_id, weight)
+  if (!reuse)
+    await db.execute(sql`insert into route_lines (route_name, line_id, weight)
     select 'r' || (substr(name, 7)::int % ${ROUTES}), id, 100 from lines`);
-  await db.execute(sql`insert into samples (name, protocol, request, expect)
+  if (!reuse)
+    await db.execute(sql`insert into samples (name, protocol, request, expect)
     select 's' || n, 'openai-chat', '{}'::jsonb, '{}'::jsonb from generate_series(0, ${SAMPLES - 1}::int) n`);
 
   // Results, an hour per statement, until the budget is spent.
   const slotsPerHour = 3600 / INTERVAL_S;
   const gen0 = performance.now();
-  let hoursMade = 0;
-  for (let h = 0; h < maxHours; h++) {
+  let hoursMade = reuse ? Math.floor(((held?.hi as number) - start) / 3_600_000) : 0;
+  for (let h = 0; h < maxHours && !reuse; h++) {
     if (performance.now() - gen0 > GEN_BUDGET_MS) break;
     const t0 = performance.now();
     await db.execute(sql`insert into probe_results (line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, excerpt, reasons, slot, trigger)
@@ -117,7 +129,7 @@ try {
     hoursMade = h + 1;
     out(`generated hour ${h + 1}/${maxHours} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
-  await db.execute(sql`analyze probe_results`);
+  if (!reuse) await db.execute(sql`analyze probe_results`);
   const genSec = (performance.now() - gen0) / 1000;
 
   const config = loadConfig({ LINEWATCH_RETENTION_DAYS: "7", LOG_LEVEL: "silent" });
@@ -182,5 +194,5 @@ try {
   if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
 } finally {
   await database.close();
-  for (const c of cleanups) await c();
+  if (!args.url) for (const c of cleanups) await c();
 }
