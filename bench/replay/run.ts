@@ -10,7 +10,7 @@
 // routes of 100 (2 free per route); every 20th line fails every probe (hard failure) for 10 min of
 // every 2 h, every 7th line fails one sample in 8 at random-looking slots (stray failures).
 
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -145,7 +145,14 @@ try {
   out(
     `\n${usePg ? "PostgreSQL" : "PGlite"}: ${LINES} lines × ${SAMPLES} samples every ${INTERVAL_S} s; ${hoursMade} h generated in ${genSec.toFixed(0)} s`,
   );
-  out("hours  results     read-only (rows/s)   replay (rows/s)   replay s   replay/read   peak RSS +MB   peak heap +MB");
+  // The COPY reader, where this tree has one (the script also runs on a checkout from before it).
+  const copy = usePg
+    ? await import("../../apps/control-plane/src/replay/copy-results").catch(() => null as null | Record<string, never>)
+    : null;
+  const client = copy && "postgresClient" in copy ? copy.postgresClient(database) : null;
+  out(
+    "hours  results     pages read (rows/s)  COPY read (rows/s)   replay (rows/s)   replay s   day (min)   peak RSS +MB   peak heap +MB   load   report",
+  );
   for (const hours of hoursWanted) {
     if (hours > hoursMade) {
       out(`${String(hours).padEnd(6)} not generated within the budget (see the extrapolation in bench/README.md)`);
@@ -157,17 +164,33 @@ try {
       for await (const page of replayResultPages(db, range)) n += page.length;
       return n;
     });
+    const copyRead =
+      client && copy && "copyResultBatches" in copy
+        ? await measured(async () => {
+            let n = 0;
+            for await (const batch of copy.copyResultBatches(client, { from: start, to: start + hours * 3_600_000, lineIds: null }))
+              n += batch.length;
+            return n;
+          })
+        : null;
     const replay = await measured(() =>
       runReplay(deps, snapshot, { from: range.from.toISOString(), to: range.to.toISOString(), policy: { failCount: 3 } }),
     );
     const n = replay.value.results;
+    const replayRowsPerSec = Math.round(n / (replay.ms / 1000));
     const row = {
       hours,
       results: n,
       readRowsPerSec: Math.round(read.value / (read.ms / 1000)),
-      replayRowsPerSec: Math.round(n / (replay.ms / 1000)),
+      copyReadRowsPerSec: copyRead ? Math.round(copyRead.value / (copyRead.ms / 1000)) : null,
+      replayRowsPerSec,
       replaySec: Math.round(replay.ms / 100) / 10,
+      /** A day of the fleet (7.68 M results) at this rate, in minutes. */
+      dayMin: Math.round((7_678_458 / replayRowsPerSec / 60) * 10) / 10,
       replayOverRead: Math.round((replay.ms / read.ms) * 100) / 100,
+      load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      /** The report's digest: the same history and policy give the same bytes, before and after. */
+      report: createHash("sha256").update(JSON.stringify(replay.value)).digest("hex").slice(0, 12),
       peakRssMb: Math.round(replay.peakRssMb),
       peakHeapMb: Math.round(replay.peakHeapMb),
       cooldowns: replay.value.lines.reduce((a, l) => a + l.proposed.cooldowns.length, 0),
@@ -175,7 +198,7 @@ try {
     };
     rows.push(row);
     out(
-      `${String(hours).padEnd(6)} ${String(n).padEnd(11)} ${String(row.readRowsPerSec).padEnd(20)} ${String(row.replayRowsPerSec).padEnd(17)} ${String(row.replaySec).padEnd(10)} ${String(row.replayOverRead).padEnd(13)} ${String(row.peakRssMb).padEnd(14)} ${row.peakHeapMb}`,
+      `${String(hours).padEnd(6)} ${String(n).padEnd(11)} ${String(row.readRowsPerSec).padEnd(20)} ${String(row.copyReadRowsPerSec ?? "—").padEnd(20)} ${String(row.replayRowsPerSec).padEnd(17)} ${String(row.replaySec).padEnd(10)} ${String(row.dayMin).padEnd(11)} ${String(row.peakRssMb).padEnd(14)} ${String(row.peakHeapMb).padEnd(15)} ${String(row.load1).padEnd(6)} ${row.report}`,
     );
   }
   const result = {

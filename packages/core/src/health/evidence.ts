@@ -80,15 +80,24 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
   // must not teach the rate it is judged by while it runs.
   const usual = clampRate(e.contentBase[sampleId] ?? learned, floor, policy.contentRateCap);
   const sample = step(e.sampleContent[sampleId] ?? 0, failed, usual);
-  next.sampleContent = { ...e.sampleContent, [sampleId]: sample };
+  next.sampleContent = withEntry(e.sampleContent, sampleId, sample);
   if (!x.confirming) next.content = step(e.content, failed, usual);
   const rate = clampRate(learned + ((failed ? 1 : 0) - learned) / CONTENT_RATE_PROBES, floor, policy.contentRateCap);
-  next.contentRate = { ...e.contentRate, [sampleId]: rate };
-  next.contentBase = { ...e.contentBase, [sampleId]: sample === 0 ? rate : usual };
+  next.contentRate = withEntry(e.contentRate, sampleId, rate);
+  next.contentBase = withEntry(e.contentBase, sampleId, sample === 0 ? rate : usual);
   const recent = e.recentContent[sampleId] ?? 0;
-  next.recentContent = { ...e.recentContent, [sampleId]: recent + ((failed ? 1 : 0) - recent) / RECENT_CONTENT_PROBES };
-  next.checked = { ...e.checked, [sampleId]: Math.min(RECENT_CONTENT_PROBES, (e.checked[sampleId] ?? 0) + 1) };
+  next.recentContent = withEntry(e.recentContent, sampleId, recent + ((failed ? 1 : 0) - recent) / RECENT_CONTENT_PROBES);
+  next.checked = withEntry(e.checked, sampleId, Math.min(RECENT_CONTENT_PROBES, (e.checked[sampleId] ?? 0) + 1));
   return next;
+}
+
+/**
+ * `{ ...record, [key]: value }`, or the record itself when it already holds that value: a line
+ * that keeps passing settles at fixed points (a rate at its floor, a statistic at 0, a count at its
+ * cap), and the same record is then shared instead of copied (records are never changed in place).
+ */
+export function withEntry(record: Record<string, number>, key: string, value: number): Record<string, number> {
+  return Object.hasOwn(record, key) && Object.is(record[key], value) ? record : { ...record, [key]: value };
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   resetEvidence,
   worstSample,
 } from "./evidence";
-import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, ServicePhase, Transition } from "./health-types";
+import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, LengthTrack, ServicePhase, Transition } from "./health-types";
 import { trackLength } from "./lengths";
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
@@ -168,8 +168,12 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   if (outcome === "pass") {
     // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
     const learn = before.state === "healthy" && d.h.factor >= 1;
-    if (r.contentLength !== undefined)
-      d.h.lengths = { ...d.h.lengths, [r.sampleId]: trackLength(d.h.lengths[r.sampleId], r.contentLength, learn) };
+    if (r.contentLength !== undefined) {
+      const was = d.h.lengths[r.sampleId];
+      const track = trackLength(was, r.contentLength, learn);
+      // Answers of a steady length settle the track: the record is then shared, not copied.
+      if (!sameTrack(was, track)) d.h.lengths = { ...d.h.lengths, [r.sampleId]: track };
+    }
     d.h.passStreak = keepLast([...d.h.passStreak, r.id], releasePasses(d.h, policy, now));
     // A confirming probe speaks for its sample only: its pass leaves the line's failures alone.
     if (!confirming && d.h.failStreak.length > 0) d.h.failStreak = [];
@@ -423,6 +427,8 @@ function cloneHealth(h: Health): Health {
   return { ...h };
 }
 
+const sameTrack = (a: LengthTrack | undefined, b: LengthTrack): boolean =>
+  a !== undefined && (a === b || (Object.is(a.anchor, b.anchor) && a.anchorN === b.anchorN && Object.is(a.recent, b.recent)));
 const earlier = (a: number | null, b: number): number => (a === null ? b : Math.min(a, b));
 const keepLast = <T>(xs: T[], n: number): T[] => (xs.length > n ? xs.slice(xs.length - n) : xs);
 const round1 = (x: number): number => Math.round(x * 10) / 10;
