@@ -10,7 +10,7 @@
 // routes of 100 (2 free per route); every 20th line fails every probe (hard failure) for 10 min of
 // every 2 h, every 7th line fails one sample in 8 at random-looking slots (stray failures).
 
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     lines: { type: "string", default: "1000" },
     "gen-budget-sec": { type: "string", default: "600" },
     json: { type: "string" },
+    /** Use this database as it is (kept after the run): the data is generated only when it has none. */
+    url: { type: "string" },
   },
 });
 const usePg = args.db !== "pglite";
@@ -48,6 +50,7 @@ const pgBase = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/p
 
 const cleanups: (() => Promise<void>)[] = [];
 async function freshDatabase(): Promise<Database> {
+  if (args.url) return createDb({ url: args.url, maxConnections: 4 });
   const db = await scratchDatabase({ pgBase: usePg ? pgBase : null, prefix: "lw_bench_replay" });
   cleanups.push(db.drop);
   return db.kind === "postgres" ? createDb({ url: db.url, maxConnections: 4 }) : createDb({ dataDir: db.dataDir });
@@ -80,23 +83,32 @@ try {
   const maxHours = hoursWanted.at(-1) ?? 1;
   // The data ends a minute before now, so every range is within the retention.
   const end = Math.floor((now - 60_000) / 1000) * 1000;
-  const start = end - maxHours * 3_600_000;
+  let start = end - maxHours * 3_600_000;
+  // A kept database (--url) that already holds results: use them as they are.
+  const [held] = (await db.execute(
+    sql`select (extract(epoch from min(started_at)) * 1000)::float8 as lo, (extract(epoch from max(started_at)) * 1000)::float8 as hi from probe_results`,
+  )) as unknown as { lo: number | null; hi: number | null }[];
+  const reuse = held?.lo !== null && held?.lo !== undefined && held.hi !== null;
+  if (reuse) start = Math.round(held.lo as number);
 
   // Registry: routes, lines (2 free per route), samples.
-  for (let r = 0; r < ROUTES; r++) await db.execute(sql`insert into routes (name) values (${`r${r}`})`);
-  await db.execute(sql`insert into lines (name, tier, protocol, base_url, model)
+  if (!reuse) for (let r = 0; r < ROUTES; r++) await db.execute(sql`insert into routes (name) values (${`r${r}`})`);
+  if (!reuse)
+    await db.execute(sql`insert into lines (name, tier, protocol, base_url, model)
     select 'bench-' || lpad(n::text, 4, '0'), case when n % 50 < 2 then 'free' else 'paid' end, 'openai-chat', 'http://127.0.0.1:9/v1', 'm'
     from generate_series(0, ${LINES - 1}::int) n`);
-  await db.execute(sql`insert into route_lines (route_name, line_id, weight)
+  if (!reuse)
+    await db.execute(sql`insert into route_lines (route_name, line_id, weight)
     select 'r' || (substr(name, 7)::int % ${ROUTES}), id, 100 from lines`);
-  await db.execute(sql`insert into samples (name, protocol, request, expect)
+  if (!reuse)
+    await db.execute(sql`insert into samples (name, protocol, request, expect)
     select 's' || n, 'openai-chat', '{}'::jsonb, '{}'::jsonb from generate_series(0, ${SAMPLES - 1}::int) n`);
 
   // Results, an hour per statement, until the budget is spent.
   const slotsPerHour = 3600 / INTERVAL_S;
   const gen0 = performance.now();
-  let hoursMade = 0;
-  for (let h = 0; h < maxHours; h++) {
+  let hoursMade = reuse ? Math.floor(((held?.hi as number) - start) / 3_600_000) : 0;
+  for (let h = 0; h < maxHours && !reuse; h++) {
     if (performance.now() - gen0 > GEN_BUDGET_MS) break;
     const t0 = performance.now();
     await db.execute(sql`insert into probe_results (line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, content_length, excerpt, reasons, slot, trigger)
@@ -117,7 +129,7 @@ try {
     hoursMade = h + 1;
     out(`generated hour ${h + 1}/${maxHours} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
-  await db.execute(sql`analyze probe_results`);
+  if (!reuse) await db.execute(sql`analyze probe_results`);
   const genSec = (performance.now() - gen0) / 1000;
 
   const config = loadConfig({ LINEWATCH_RETENTION_DAYS: "7", LOG_LEVEL: "silent" });
@@ -133,7 +145,14 @@ try {
   out(
     `\n${usePg ? "PostgreSQL" : "PGlite"}: ${LINES} lines × ${SAMPLES} samples every ${INTERVAL_S} s; ${hoursMade} h generated in ${genSec.toFixed(0)} s`,
   );
-  out("hours  results     read-only (rows/s)   replay (rows/s)   replay s   replay/read   peak RSS +MB   peak heap +MB");
+  // The COPY reader, where this tree has one (the script also runs on a checkout from before it).
+  const copy = usePg
+    ? await import("../../apps/control-plane/src/replay/copy-results").catch(() => null as null | Record<string, never>)
+    : null;
+  const client = copy && "postgresClient" in copy ? copy.postgresClient(database) : null;
+  out(
+    "hours  results     pages read (rows/s)  COPY read (rows/s)   replay (rows/s)   replay s   day (min)   peak RSS +MB   peak heap +MB   load   report",
+  );
   for (const hours of hoursWanted) {
     if (hours > hoursMade) {
       out(`${String(hours).padEnd(6)} not generated within the budget (see the extrapolation in bench/README.md)`);
@@ -145,17 +164,33 @@ try {
       for await (const page of replayResultPages(db, range)) n += page.length;
       return n;
     });
+    const copyRead =
+      client && copy && "copyResultBatches" in copy
+        ? await measured(async () => {
+            let n = 0;
+            for await (const batch of copy.copyResultBatches(client, { from: start, to: start + hours * 3_600_000, lineIds: null }))
+              n += batch.length;
+            return n;
+          })
+        : null;
     const replay = await measured(() =>
       runReplay(deps, snapshot, { from: range.from.toISOString(), to: range.to.toISOString(), policy: { failCount: 3 } }),
     );
     const n = replay.value.results;
+    const replayRowsPerSec = Math.round(n / (replay.ms / 1000));
     const row = {
       hours,
       results: n,
       readRowsPerSec: Math.round(read.value / (read.ms / 1000)),
-      replayRowsPerSec: Math.round(n / (replay.ms / 1000)),
+      copyReadRowsPerSec: copyRead ? Math.round(copyRead.value / (copyRead.ms / 1000)) : null,
+      replayRowsPerSec,
       replaySec: Math.round(replay.ms / 100) / 10,
+      /** A day of the fleet (7.68 M results) at this rate, in minutes. */
+      dayMin: Math.round((7_678_458 / replayRowsPerSec / 60) * 10) / 10,
       replayOverRead: Math.round((replay.ms / read.ms) * 100) / 100,
+      load1: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+      /** The report's digest: the same history and policy give the same bytes, before and after. */
+      report: createHash("sha256").update(JSON.stringify(replay.value)).digest("hex").slice(0, 12),
       peakRssMb: Math.round(replay.peakRssMb),
       peakHeapMb: Math.round(replay.peakHeapMb),
       cooldowns: replay.value.lines.reduce((a, l) => a + l.proposed.cooldowns.length, 0),
@@ -163,7 +198,7 @@ try {
     };
     rows.push(row);
     out(
-      `${String(hours).padEnd(6)} ${String(n).padEnd(11)} ${String(row.readRowsPerSec).padEnd(20)} ${String(row.replayRowsPerSec).padEnd(17)} ${String(row.replaySec).padEnd(10)} ${String(row.replayOverRead).padEnd(13)} ${String(row.peakRssMb).padEnd(14)} ${row.peakHeapMb}`,
+      `${String(hours).padEnd(6)} ${String(n).padEnd(11)} ${String(row.readRowsPerSec).padEnd(20)} ${String(row.copyReadRowsPerSec ?? "—").padEnd(20)} ${String(row.replayRowsPerSec).padEnd(17)} ${String(row.replaySec).padEnd(10)} ${String(row.dayMin).padEnd(11)} ${String(row.peakRssMb).padEnd(14)} ${String(row.peakHeapMb).padEnd(15)} ${String(row.load1).padEnd(6)} ${row.report}`,
     );
   }
   const result = {
@@ -182,5 +217,5 @@ try {
   if (args.json) writeFileSync(args.json, JSON.stringify(result, null, 2));
 } finally {
   await database.close();
-  for (const c of cleanups) await c();
+  if (!args.url) for (const c of cleanups) await c();
 }

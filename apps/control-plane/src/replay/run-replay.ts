@@ -21,6 +21,7 @@ import { countReplayResults, firstReplayResultAt, replayEventPages, replayEvents
 import type { AppDeps } from "../deps";
 import { ValidationError } from "../errors";
 import type { CachedLine, RegistrySnapshot } from "../registry-cache";
+import { copyResultBatches, postgresClient } from "./copy-results";
 
 export interface ReplayRequest {
   /** A duration back from now, e.g. "24h", "90m", "2d"; default 24h when neither from nor since is given. */
@@ -42,6 +43,8 @@ export interface ReplayProgress {
 }
 
 const DAY = 86_400_000;
+/** Results between two progress reports (a keyset page's worth). */
+const PROGRESS_EVERY = 20_000;
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY };
 
 /** "24h" → ms; null when it is not a duration. */
@@ -180,6 +183,7 @@ export async function runReplay(
   deps: Pick<AppDeps, "database" | "clock" | "config">,
   snapshot: RegistrySnapshot,
   req: ReplayRequest,
+  /** `pageSize`: read keyset pages of this size (and report progress after each) instead of a COPY stream. */
   opts: { signal?: AbortSignal; onProgress?: (p: ReplayProgress) => void; pageSize?: number } = {},
 ): Promise<ReplayReport> {
   const asked = resolveReplay(req, snapshot, deps.clock.now(), deps.config.retentionDays);
@@ -203,12 +207,17 @@ export async function runReplay(
     keepPoints,
   });
   let done = 0;
+  let told = 0;
   opts.onProgress?.({ done, total });
-  const pages = replayResultPages(db, range, {
-    withComponents: r.proposed.scoring !== null,
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.pageSize ? { pageSize: opts.pageSize } : {}),
-  });
+  const rescoring = r.proposed.scoring !== null;
+  const signal = opts.signal ? { signal: opts.signal } : {};
+  // PostgreSQL streams the range in one binary COPY (the server reads ahead into the socket);
+  // PGlite has no COPY stream: keyset pages there.
+  const client = postgresClient(deps.database);
+  const pages =
+    client !== null && opts.pageSize === undefined
+      ? copyResultBatches(client, { from: r.from, to: r.to, lineIds: r.lineFilter }, { rescoring, ...signal })
+      : replayResultPages(db, range, { withComponents: rescoring, ...signal, ...(opts.pageSize ? { pageSize: opts.pageSize } : {}) });
   // The next page is read while this one is replayed.
   let next = pages.next();
   try {
@@ -217,8 +226,13 @@ export async function runReplay(
       opts.signal?.throwIfAborted();
       for (const row of page.value) replay.push(row);
       done += page.value.length;
-      opts.onProgress?.({ done, total });
+      // A batch of a COPY is a few hundred rows: progress every page's worth is enough.
+      if (done - told >= (opts.pageSize ?? PROGRESS_EVERY)) {
+        told = done;
+        opts.onProgress?.({ done, total });
+      }
     }
+    if (told !== done) opts.onProgress?.({ done, total });
   } finally {
     // The read ahead may fail after an abort: nobody waits for it, so it must not go unhandled.
     await next.catch(() => {});

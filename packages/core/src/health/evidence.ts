@@ -65,14 +65,10 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
   const { sampleId, outcome } = x;
   const floor = policy.rateFloor;
   const hardRate = clampRate(e.hardRate, floor, policy.hardRateCap);
-  const next: Evidence = {
-    ...e,
-    sampleContent: { ...e.sampleContent },
-    contentRate: { ...e.contentRate },
-    recentContent: { ...e.recentContent },
-    failing: e.failing.filter((s) => s !== sampleId),
-  };
-  if (outcome !== "pass") next.failing.push(sampleId);
+  // Records and lists are replaced, never changed in place: what is not replaced is shared with `e`.
+  let failing = e.failing.includes(sampleId) ? e.failing.filter((s) => s !== sampleId) : e.failing;
+  if (outcome !== "pass") failing = [...failing, sampleId];
+  const next: Evidence = { ...e, failing };
   next.hard = step(e.hard, outcome === "hard", hardRate);
   if (x.inService)
     next.hardRate = clampRate(e.hardRate + ((outcome === "hard" ? 1 : 0) - e.hardRate) / HARD_RATE_PROBES, floor, policy.hardRateCap);
@@ -84,14 +80,24 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
   // must not teach the rate it is judged by while it runs.
   const usual = clampRate(e.contentBase[sampleId] ?? learned, floor, policy.contentRateCap);
   const sample = step(e.sampleContent[sampleId] ?? 0, failed, usual);
-  next.sampleContent[sampleId] = sample;
+  next.sampleContent = withEntry(e.sampleContent, sampleId, sample);
   if (!x.confirming) next.content = step(e.content, failed, usual);
-  next.contentRate[sampleId] = clampRate(learned + ((failed ? 1 : 0) - learned) / CONTENT_RATE_PROBES, floor, policy.contentRateCap);
-  next.contentBase = { ...e.contentBase, [sampleId]: sample === 0 ? next.contentRate[sampleId] : usual };
+  const rate = clampRate(learned + ((failed ? 1 : 0) - learned) / CONTENT_RATE_PROBES, floor, policy.contentRateCap);
+  next.contentRate = withEntry(e.contentRate, sampleId, rate);
+  next.contentBase = withEntry(e.contentBase, sampleId, sample === 0 ? rate : usual);
   const recent = e.recentContent[sampleId] ?? 0;
-  next.recentContent[sampleId] = recent + ((failed ? 1 : 0) - recent) / RECENT_CONTENT_PROBES;
-  next.checked = { ...e.checked, [sampleId]: Math.min(RECENT_CONTENT_PROBES, (e.checked[sampleId] ?? 0) + 1) };
+  next.recentContent = withEntry(e.recentContent, sampleId, recent + ((failed ? 1 : 0) - recent) / RECENT_CONTENT_PROBES);
+  next.checked = withEntry(e.checked, sampleId, Math.min(RECENT_CONTENT_PROBES, (e.checked[sampleId] ?? 0) + 1));
   return next;
+}
+
+/**
+ * `{ ...record, [key]: value }`, or the record itself when it already holds that value: a line
+ * that keeps passing settles at fixed points (a rate at its floor, a statistic at 0, a count at its
+ * cap), and the same record is then shared instead of copied (records are never changed in place).
+ */
+export function withEntry(record: Record<string, number>, key: string, value: number): Record<string, number> {
+  return Object.hasOwn(record, key) && Object.is(record[key], value) ? record : { ...record, [key]: value };
 }
 
 /**
@@ -101,7 +107,8 @@ export function addEvidence(e: Evidence, x: EvidenceInput, policy: HealthPolicy)
  */
 export function failingShare(e: Evidence, policy: Pick<HealthPolicy, "failingShare">): { sampleId: string; rate: number } | null {
   let worst: { sampleId: string; rate: number } | null = null;
-  for (const [sampleId, rate] of Object.entries(e.recentContent)) {
+  for (const sampleId in e.recentContent) {
+    const rate = e.recentContent[sampleId] as number;
     if ((e.checked[sampleId] ?? 0) < MIN_CHECKED || rate < policy.failingShare) continue;
     if (!worst || rate > worst.rate) worst = { sampleId, rate };
   }
@@ -117,14 +124,17 @@ export const resetEvidence = (e: Evidence): Evidence => ({ ...e, hard: 0, conten
 /** The largest per-sample content statistic, and its sample. */
 export function worstSample(e: Evidence): { sampleId: string; value: number } | null {
   let worst: { sampleId: string; value: number } | null = null;
-  for (const [sampleId, value] of Object.entries(e.sampleContent)) if (!worst || value > worst.value) worst = { sampleId, value };
+  for (const sampleId in e.sampleContent) {
+    const value = e.sampleContent[sampleId] as number;
+    if (!worst || value > worst.value) worst = { sampleId, value };
+  }
   return worst;
 }
 
 /** The highest recent content-failure rate over the line's samples that have enough probes behind it. */
 export function recentWrongRate(e: Evidence): number {
   let worst = 0;
-  for (const [sampleId, rate] of Object.entries(e.recentContent))
-    if ((e.checked[sampleId] ?? 0) >= MIN_CHECKED) worst = Math.max(worst, rate);
+  for (const sampleId in e.recentContent)
+    if ((e.checked[sampleId] ?? 0) >= MIN_CHECKED) worst = Math.max(worst, e.recentContent[sampleId] as number);
   return worst;
 }

@@ -36,7 +36,8 @@ export const anchoredLength = (t: LengthTrack | undefined): number | null =>
  */
 export function lengthRatio(tracks: Record<string, LengthTrack>): number | null {
   let worst: number | null = null;
-  for (const t of Object.values(tracks)) {
+  for (const sampleId in tracks) {
+    const t = tracks[sampleId] as LengthTrack;
     if (t.recent === null || t.anchor === null || anchoredLength(t) === null) continue;
     const r = t.recent - t.anchor;
     if (worst === null || r < worst) worst = r;

@@ -11,7 +11,7 @@ import {
   resetEvidence,
   worstSample,
 } from "./evidence";
-import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, ServicePhase, Transition } from "./health-types";
+import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, LengthTrack, ServicePhase, Transition } from "./health-types";
 import { trackLength } from "./lengths";
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
@@ -61,26 +61,28 @@ interface Cause {
 interface Draft {
   h: Health;
   effects: HealthEffect[];
-  cause: Cause;
+  /** The cause of what moves now; null: the event's own (see causeOf), made only if an effect names it. */
+  cause: Cause | null;
+  event: HealthEvent;
   policy: HealthPolicy;
   now: number;
 }
 
-export function transition(health: Health, event: HealthEvent, policy: HealthPolicy, now: number): Transition {
-  const d: Draft = {
-    h: cloneHealth(health),
-    effects: [],
-    cause: { reason: "hold_expired", detail: "anti-flap hold over", probeIds: [] },
-    policy,
-    now,
-  };
-  if (event.type === "probe") {
-    d.cause = {
-      reason: "line_score",
-      detail: `line score ${round1(event.lineScore)}`,
-      probeIds: [event.result.id],
-    };
+/** The cause of what moves, the event's own until a step names another. */
+function causeOf(d: Draft): Cause {
+  if (d.cause === null) {
+    const e = d.event;
+    // Most probes move nothing: their cause is written only when an effect carries it.
+    d.cause =
+      e.type === "probe"
+        ? { reason: "line_score", detail: `line score ${round1(e.lineScore)}`, probeIds: [e.result.id] }
+        : { reason: "hold_expired", detail: "anti-flap hold over", probeIds: [] };
   }
+  return d.cause;
+}
+
+export function transition(health: Health, event: HealthEvent, policy: HealthPolicy, now: number): Transition {
+  const d: Draft = { h: cloneHealth(health), effects: [], cause: null, event, policy, now };
   // Timers first, so a late event (or one after a restart) sees the phase it should.
   advanceTime(d);
   if (event.type === "probe") applyProbe(d, event.result, event.lineScore, event.intervalMs ?? DEFAULT_INTERVAL_MS);
@@ -90,7 +92,7 @@ export function transition(health: Health, event: HealthEvent, policy: HealthPol
   const before = weightFactor(health);
   const after = weightFactor(d.h);
   if (before !== after) {
-    d.effects.push({ kind: "weight_change", from: before, to: after, ...d.cause });
+    d.effects.push({ kind: "weight_change", from: before, to: after, ...causeOf(d) });
   }
   return { health: d.h, effects: d.effects };
 }
@@ -98,11 +100,11 @@ export function transition(health: Health, event: HealthEvent, policy: HealthPol
 /** The earliest time a `tick` can change this health; null: only a probe or admin event can. */
 export function nextTickAt(h: Health, policy: HealthPolicy): number | null {
   const op = servicePhase(h);
-  const times: number[] = [];
-  if (op.state === "cooldown") times.push(op.until);
-  if (op.state === "probation" && op.stagePasses > 0) times.push(op.stageSince + policy.probationStepMs);
-  if (h.holdUntil !== null && targetFactor(op, h, policy) > h.factor) times.push(h.holdUntil);
-  return times.length === 0 ? null : Math.min(...times);
+  let at: number | null = null;
+  if (op.state === "cooldown") at = op.until;
+  if (op.state === "probation" && op.stagePasses > 0) at = earlier(at, op.stageSince + policy.probationStepMs);
+  if (h.holdUntil !== null && targetFactor(op, h, policy) > h.factor) at = earlier(at, h.holdUntil);
+  return at;
 }
 
 function advanceTime(d: Draft): void {
@@ -166,11 +168,15 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   if (outcome === "pass") {
     // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
     const learn = before.state === "healthy" && d.h.factor >= 1;
-    if (r.contentLength !== undefined)
-      d.h.lengths = { ...d.h.lengths, [r.sampleId]: trackLength(d.h.lengths[r.sampleId], r.contentLength, learn) };
+    if (r.contentLength !== undefined) {
+      const was = d.h.lengths[r.sampleId];
+      const track = trackLength(was, r.contentLength, learn);
+      // Answers of a steady length settle the track: the record is then shared, not copied.
+      if (!sameTrack(was, track)) d.h.lengths = { ...d.h.lengths, [r.sampleId]: track };
+    }
     d.h.passStreak = keepLast([...d.h.passStreak, r.id], releasePasses(d.h, policy, now));
     // A confirming probe speaks for its sample only: its pass leaves the line's failures alone.
-    if (!confirming) d.h.failStreak = [];
+    if (!confirming && d.h.failStreak.length > 0) d.h.failStreak = [];
   } else {
     d.h.passStreak = [];
     d.h.failStreak = keepLast([...d.h.failStreak, r.id], FAILURES_KEPT);
@@ -295,7 +301,10 @@ function askConfirm(d: Draft, r: HealthProbe): void {
  */
 const recentCooldowns = (h: Health, now: number): number => {
   const op = servicePhase(h).state;
-  return op === "healthy" || op === "degraded" ? h.cooldowns.filter((t) => now - t < HOUR).length : h.cooldowns.length;
+  if (op !== "healthy" && op !== "degraded") return h.cooldowns.length;
+  let n = 0;
+  for (const t of h.cooldowns) if (now - t < HOUR) n++;
+  return n;
 };
 
 /** Passes in a row that end a cooldown early: passCount, doubled for each return within the hour. */
@@ -359,18 +368,18 @@ function applyAdmin(d: Draft, adminState: AdminState): void {
 }
 
 /** Sets the service phase (under any admin overlay); records a state change when the public state moves. */
-function setService(d: Draft, phase: ServicePhase, cause: Cause): void {
+function setService(d: Draft, phase: ServicePhase, cause: Cause | null): void {
   const cur = d.h.phase;
   replacePhase(d, isAdminPhase(cur) ? { state: cur.state, resume: phase } : phase, cause);
 }
 
-function replacePhase(d: Draft, phase: Health["phase"], cause: Cause): void {
+function replacePhase(d: Draft, phase: Health["phase"], cause: Cause | null): void {
   const from = d.h.phase.state;
   d.h.phase = phase;
   d.cause = cause;
   if (from !== phase.state) {
     d.h.since = d.now;
-    d.effects.push({ kind: "state_change", from, to: phase.state, ...cause });
+    d.effects.push({ kind: "state_change", from, to: phase.state, ...causeOf(d) });
   }
 }
 
@@ -418,6 +427,9 @@ function cloneHealth(h: Health): Health {
   return { ...h };
 }
 
+const sameTrack = (a: LengthTrack | undefined, b: LengthTrack): boolean =>
+  a !== undefined && (a === b || (Object.is(a.anchor, b.anchor) && a.anchorN === b.anchorN && Object.is(a.recent, b.recent)));
+const earlier = (a: number | null, b: number): number => (a === null ? b : Math.min(a, b));
 const keepLast = <T>(xs: T[], n: number): T[] => (xs.length > n ? xs.slice(xs.length - n) : xs);
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 const minutes = (ms: number): string => `${round1(ms / 60_000)} min`;

@@ -13,11 +13,12 @@ import {
   transition,
   weightFactor,
 } from "../health/index";
-import { LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "../scoring/line-score";
+import { LINE_SCORE_WINDOW_MS } from "../scoring/line-score";
 import { type ComputedTable, computeTable, type PublishedTable, publishTable, type TableMember } from "../tables/index";
 import { type BadEpisode, BadEpisodeTracker } from "./bad-episodes";
 import { MinHeap } from "./min-heap";
 import { probeEventOf, type ReplayResult, type ReplayScoring, rescore } from "./probe-event";
+import { ScoreWindow } from "./score-window";
 import { type ReplayLine, type ReplayRoute, TimelineBuilder, type TimelineSummary } from "./timeline";
 
 export interface ReplaySetup {
@@ -50,7 +51,7 @@ interface LineRun {
   state: HealthState;
   factor: number;
   tickAt: number | null;
-  window: ScoredResult[];
+  window: ScoreWindow;
 }
 
 interface Pending {
@@ -94,7 +95,15 @@ export class PolicyReplay {
       if (!policy) throw new Error(`no policy for line ${line.id}`);
       const health = initialHealth(setup.from, line.adminState);
       const status = lineStatus(line.adminState, health, policy, setup.from);
-      this.lines.set(line.id, { line, policy, health, state: status.state, factor: status.factor, tickAt: null, window: [] });
+      this.lines.set(line.id, {
+        line,
+        policy,
+        health,
+        state: status.state,
+        factor: status.factor,
+        tickAt: null,
+        window: new ScoreWindow(LINE_SCORE_WINDOW_MS),
+      });
     }
     const startTables = new Map<string, { mode: ComputedTable["mode"]; weights: Map<string, number> }>();
     for (const route of setup.routes) {
@@ -162,11 +171,11 @@ export class PolicyReplay {
     if (!run) return;
     this.results++;
     const weight = this.setup.sampleWeights.get(row.sampleId) ?? 1;
-    run.window.push({ startedAt: row.startedAt, score: row.score, weight });
+    run.window.push(row.startedAt, row.score, weight);
     // Time only moves on, so a result that started before the window never comes back into it.
-    // lineScore itself picks the window's results; this only keeps the list short.
-    while ((run.window[0]?.startedAt ?? now) < now - LINE_SCORE_WINDOW_MS) run.window.shift();
-    const score = lineScore(run.window, now);
+    // The score picks the window's results as lineScore does; this only keeps the list short.
+    run.window.trim(now);
+    const score = run.window.score(now);
     this.step(run, transition(run.health, probeEventOf(row, score ?? row.score, run.line.intervalMs ?? null), run.policy, now), now);
   }
 

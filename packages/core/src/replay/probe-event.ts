@@ -45,18 +45,15 @@ export function rescore(row: ReplayResult, scoring: ReplayScoring | null): Repla
  * `intervalMs` the line's probe interval (null: the default the machine assumes).
  */
 export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
-  return {
-    type: "probe",
-    result: {
-      id: row.id,
-      sampleId: row.sampleId,
-      score: row.score,
-      passed: row.passed,
-      hardFailure: row.hardFailure,
-      startedAt: row.startedAt,
-      contentLength: row.contentLength,
-    },
-    lineScore,
-    ...(intervalMs === null ? {} : { intervalMs }),
+  const result = {
+    id: row.id,
+    sampleId: row.sampleId,
+    score: row.score,
+    passed: row.passed,
+    hardFailure: row.hardFailure,
+    startedAt: row.startedAt,
+    contentLength: row.contentLength,
   };
+  // Once per result: two literals, not a spread.
+  return intervalMs === null ? { type: "probe", result, lineScore } : { type: "probe", result, lineScore, intervalMs };
 }
