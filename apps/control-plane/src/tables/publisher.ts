@@ -387,10 +387,17 @@ export class TablePublisher {
     // A look without a lock or a transaction first: when no route's version, lines, settings or
     // health moved since its served table (the common case), that is one statement and no write.
     // Nothing is published from it, so it cannot publish a table older than another's.
-    const seen = await tableStates(db, wanted);
-    await this.catchUp(db, wanted, seen.versions);
-    const todo = wanted.filter((route) => !this.unchanged(route, index, seen));
+    // Routes whose lines or settings are other objects than their served table's go to the
+    // transaction at once (a registry change): no look can spare them.
+    const candidates = wanted.filter((route) => this.sameInputs(route, index));
+    const todo = wanted.filter((route) => !this.sameInputs(route, index));
+    if (candidates.length > 0) {
+      const seen = await tableStates(db, candidates);
+      await this.catchUp(db, candidates, seen.versions);
+      for (const route of candidates) if (!this.unchanged(route, index, seen)) todo.push(route);
+    }
     if (todo.length === 0) return;
+    todo.sort();
     // One publisher per route at a time (across replicas too), and health read under that lock:
     // a recompute that read older health can never publish after one that read newer health.
     const outcome = await db.transaction(async (tx) => {
@@ -498,14 +505,25 @@ export class TablePublisher {
     const served = this.served.get(route)?.table;
     const last = this.inputs.get(route);
     const lines = index.linesOf.get(route) ?? NO_LINES;
-    if (!served || served.version !== states.versions.get(route) || last?.table !== served || last.lines !== lines) return false;
-    if (last.route !== index.snapshot.routes.get(route)) return false;
+    if (!served || !last || served.version !== states.versions.get(route) || !this.sameInputs(route, index)) return false;
     if ((states.health.get(route) ?? null) !== this.heldDigest(route, lines)) return false;
     const now = this.deps.clock.now();
     const initial: HealthEntry = { revision: null, health: null, status: null };
     return sameItems(
       last.statuses,
       lines.map((l) => this.statusOf(l, index, this.health.get(l.id) ?? initial, now)),
+    );
+  }
+
+  /** Whether the served table of a route was computed from this index's very line list and route settings. */
+  private sameInputs(route: string, index: SnapshotIndex): boolean {
+    const served = this.served.get(route)?.table;
+    const last = this.inputs.get(route);
+    return (
+      served !== undefined &&
+      last?.table === served &&
+      last.lines === (index.linesOf.get(route) ?? NO_LINES) &&
+      last.route === index.snapshot.routes.get(route)
     );
   }
 
