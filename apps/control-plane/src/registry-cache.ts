@@ -2,8 +2,7 @@ import type { HealthPolicy, Line, Route, RouteMembership, Sample } from "@linewa
 import {
   errorSummary,
   type LineRow,
-  type LineRowIfChanged,
-  listLineRowsBut,
+  listLineRows,
   listLineRowsOf,
   listRouteRows,
   listSamples,
@@ -116,8 +115,6 @@ export class RegistryCache {
   private opened = new Map<string, string>();
   /** The row each cached line was made from, to tell an unchanged line from a changed one. */
   private rowOf = new WeakMap<CachedLine, LineRow>();
-  /** The digest of that row as a whole load read it (listLineRowsBut): a line whose digest is the same is not read again. */
-  private digestOf = new WeakMap<CachedLine, string>();
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "secrets" | "logger">,
@@ -239,14 +236,12 @@ export class RegistryCache {
       const partial = held && pending !== "all" && !nothingNamed && !dueWhole ? { held, routes: pending } : null;
       const ids = partial ? this.lineIdsOn(partial.held, partial.routes) : [];
       const [lineRows, samples, routeRows] = await Promise.all([
-        partial ? listLineRowsOf(db, { routes: [...partial.routes], ids }) : listLineRowsBut(db, this.heldDigests(held)),
+        partial ? listLineRowsOf(db, { routes: [...partial.routes], ids }) : listLineRows(db),
         listSamples(db),
         listRouteRows(db),
       ]);
       const snapshot: RegistrySnapshot = {
-        lines: partial
-          ? this.patchLines(partial.held, ids, lineRows as { row: LineRow; routes: RouteMembership[] }[])
-          : this.allLines(held, lineRows as LineRowIfChanged[]),
+        lines: partial ? this.patchLines(partial.held, ids, lineRows) : this.allLines(held, lineRows),
         samples: new Map(samples.map((s) => [s.id, s])),
         routes: this.routesOf(held, routeRows),
         loadedAt: now,
@@ -273,28 +268,10 @@ export class RegistryCache {
     return ids;
   }
 
-  /** The digests of the held lines' rows, where a whole load read them. */
-  private heldDigests(held: RegistrySnapshot | null): Map<string, string> {
-    const digests = new Map<string, string>();
-    for (const line of held?.lines.values() ?? []) {
-      const digest = this.digestOf.get(line);
-      if (digest !== undefined) digests.set(line.id, digest);
-    }
-    return digests;
-  }
-
-  private allLines(held: RegistrySnapshot | null, rows: LineRowIfChanged[]): Map<string, CachedLine> {
+  private allLines(held: RegistrySnapshot | null, rows: { row: LineRow; routes: RouteMembership[] }[]): Map<string, CachedLine> {
     const lines = new Map<string, CachedLine>();
     const opened = new Map<string, string>();
-    for (const { id, digest, row, routes } of rows) {
-      const old = held?.lines.get(id);
-      // Not sent: the row the held line was made from (same digest).
-      const current = row ?? (old && this.rowOf.get(old));
-      if (!current) throw new Error(`line ${id} was not read and is not held`);
-      const line = this.lineOf(current, routes, old, opened);
-      this.digestOf.set(line, digest);
-      lines.set(id, line);
-    }
+    for (const { row, routes } of rows) lines.set(row.id, this.lineOf(row, routes, held?.lines.get(row.id), opened));
     this.opened = opened;
     return lines;
   }

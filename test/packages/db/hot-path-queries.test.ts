@@ -10,7 +10,6 @@ import {
   ensureLinesHealth,
   expediteProbe,
   getLineHealth,
-  healthDigest,
   insertLine,
   insertRoute,
   insertSample,
@@ -23,7 +22,6 @@ import {
   sampleHistories,
   setFastProbing,
   storeProbeResults,
-  tableStates,
   writeHealthIfUnchanged,
 } from "@linewatch/db";
 import { sql } from "drizzle-orm";
@@ -276,41 +274,5 @@ describe("readHealthForProbes and writeHealthIfUnchanged", () => {
     // The same revision again writes nothing.
     expect([...(await writeHealthIfUnchanged(db, [write(lineId, 0, 2)], []))]).toEqual([]);
     expect((await getLineHealth(db, lineId))?.health?.lineScore).toBe(1);
-  });
-});
-
-describe("tableStates", () => {
-  it("digests each route's health revisions as healthDigest does, and moves with any write, row or membership", async () => {
-    const routes = ['q "quoted", \\ back', "q-plain", "q-empty"];
-    for (const name of routes) await insertRoute(database.db, { name, freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
-    const a = await insertLine(database.db, lineRow("ts-a", { routes: [{ route: routes[0] as string, weight: 1 }] }));
-    const b = await insertLine(
-      database.db,
-      lineRow("ts-b", {
-        routes: [
-          { route: routes[0] as string, weight: 1 },
-          { route: routes[1] as string, weight: 1 },
-        ],
-      }),
-    );
-    const now = new Date(T0);
-    await ensureLinesHealth(database.db, [{ lineId: a.id, health: initialHealth(T0), state: "healthy", now }]);
-    const first = await tableStates(database.db, routes);
-    expect(first.health.get(routes[0] as string)).toBe(healthDigest([[a.id, 0]]));
-    expect(first.health.has(routes[1] as string)).toBe(false); // b has no health row yet
-    expect(first.health.has(routes[2] as string)).toBe(false);
-    expect(first.versions.size).toBe(0);
-    await ensureLinesHealth(database.db, [{ lineId: b.id, health: initialHealth(T0), state: "healthy", now }]);
-    await database.db.execute(sql`update line_health set revision = revision + 1 where line_id = ${a.id}`);
-    const second = await tableStates(database.db, routes);
-    expect(second.health.get(routes[0] as string)).toBe(
-      healthDigest([
-        [b.id, 0],
-        [a.id, 1],
-      ]),
-    );
-    expect(second.health.get(routes[1] as string)).toBe(healthDigest([[b.id, 0]]));
-    await database.db.execute(sql`delete from route_lines where line_id = ${b.id} and route_name = ${routes[0] as string}`);
-    expect((await tableStates(database.db, routes)).health.get(routes[0] as string)).toBe(healthDigest([[a.id, 1]]));
   });
 });

@@ -14,16 +14,13 @@ import {
   toRouteTable,
 } from "@linewatch/core";
 import {
-  type Db,
   type EventInsert,
   healthChangedSince,
-  healthDigest,
   listPublishedTables,
   lockRoutes,
   publishedTablesNewerThan,
+  publishedVersions,
   type StoredTable,
-  type TableStates,
-  tableStates,
   writePublishedTables,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
@@ -127,8 +124,6 @@ export class TablePublisher {
   private policies = new Map<string, HealthPolicy>();
   private health = new Map<string, HealthEntry>();
   private inputs = new Map<string, RouteInputs>();
-  /** Each route's health digest as last worked out, with the lines and health entries it was made of. */
-  private digests = new Map<string, { lines: CachedLine[]; entries: (HealthEntry | undefined)[]; digest: string | null }>();
   /** Routes announced by NOTIFY and not read yet: a burst of publishes is read in one query. */
   private announced = new Set<string>();
   private reading: Promise<void> | null = null;
@@ -383,45 +378,34 @@ export class TablePublisher {
     const index = this.indexOf(snapshot);
     const wanted = [...new Set(routes)].filter((r) => snapshot.routes.has(r)).sort();
     if (wanted.length === 0) return;
+    const lineIds =
+      wanted.length === 1 ? (index.linesOf.get(wanted[0] as string) ?? []).map((l) => l.id) : this.linesOfRoutes(index, wanted);
+    const held = new Map<string, HealthEntry>();
+    const revisions = lineIds.map((id) => {
+      const entry = this.health.get(id);
+      if (entry) held.set(id, entry);
+      return entry?.revision ?? null;
+    });
     const db = this.deps.database.db;
-    // A look without a lock or a transaction first: when no route's version, lines, settings or
-    // health moved since its served table (the common case), that is one statement and no write.
-    // Nothing is published from it, so it cannot publish a table older than another's.
-    // Routes whose lines or settings are other objects than their served table's go to the
-    // transaction at once (a registry change): no look can spare them.
-    const candidates = wanted.filter((route) => this.sameInputs(route, index));
-    const todo = wanted.filter((route) => !this.sameInputs(route, index));
-    if (candidates.length > 0) {
-      const seen = await tableStates(db, candidates);
-      await this.catchUp(db, candidates, seen.versions);
-      for (const route of candidates) if (!this.unchanged(route, index, seen)) todo.push(route);
-    }
-    if (todo.length === 0) return;
-    todo.sort();
     // One publisher per route at a time (across replicas too), and health read under that lock:
     // a recompute that read older health can never publish after one that read newer health.
+    // Nothing changed (the common case): five round trips, no write and little work, whatever the number of routes.
     const outcome = await db.transaction(async (tx) => {
-      await lockRoutes(tx, todo);
-      const states = await tableStates(tx, todo);
+      await lockRoutes(tx, wanted);
+      const [versions, changed] = await Promise.all([publishedVersions(tx, wanted), healthChangedSince(tx, { lineIds, revisions })]);
       // Another replica published since this one last heard: serve what it wrote before comparing.
-      await this.catchUp(tx, todo, states.versions);
-      // Health is read again only for the routes whose digest moved (a line's row written, added or gone).
-      const stale = todo.filter(
-        (route) => (states.health.get(route) ?? null) !== this.heldDigest(route, index.linesOf.get(route) ?? NO_LINES),
-      );
-      const lineIds =
-        stale.length === 1 ? (index.linesOf.get(stale[0] as string) ?? []).map((l) => l.id) : this.linesOfRoutes(index, stale);
-      const held = new Map<string, HealthEntry>();
-      const revisions = lineIds.map((id) => {
-        const entry = this.health.get(id);
-        if (entry) held.set(id, entry);
-        return entry?.revision ?? null;
-      });
-      const changed = await healthChangedSince(tx, { lineIds, revisions });
+      const behind = wanted.filter((r) => (versions.get(r) ?? 0) > (this.served.get(r)?.table.version ?? 0));
+      if (behind.length > 0)
+        this.take(
+          await publishedTablesNewerThan(
+            tx,
+            behind.map((route) => ({ route, version: 0 })),
+          ),
+        );
       const now = this.deps.clock.now();
       const read = new Map<string, HealthEntry>(changed.map((h) => [h.lineId, { revision: h.revision, health: h.health, status: null }]));
       const entryOf = (id: string): HealthEntry => {
-        let entry = read.get(id) ?? held.get(id) ?? this.health.get(id);
+        let entry = read.get(id) ?? held.get(id);
         if (!entry) {
           // No row yet (a line never probed): its initial health.
           entry = { revision: null, health: null, status: null };
@@ -432,11 +416,11 @@ export class TablePublisher {
       const tables: PublishedTable<PublishedLine>[] = [];
       const eventRows: EventInsert[] = [];
       const inputs = new Map<string, RouteInputs>();
-      for (const route of todo) {
+      for (const route of wanted) {
         const lines = index.linesOf.get(route) ?? NO_LINES;
         const statuses = lines.map((l) => this.statusOf(l, index, entryOf(l.id), now));
         const served = this.served.get(route)?.table;
-        const stored = states.versions.get(route);
+        const stored = versions.get(route);
         // The served table was computed from these very inputs: nothing to compute or compare.
         const last = this.inputs.get(route);
         const settings = snapshot.routes.get(route);
@@ -482,64 +466,6 @@ export class TablePublisher {
     for (const [id, entry] of outcome.read) this.health.set(id, entry);
     for (const table of outcome.tables) this.setServed(table);
     for (const [route, input] of outcome.inputs) this.inputs.set(route, input);
-  }
-
-  /** Serve the stored tables of these routes that are newer than the served ones (another replica's). */
-  private async catchUp(db: Db, routes: string[], versions: Map<string, number>): Promise<void> {
-    const behind = routes.filter((r) => (versions.get(r) ?? 0) > (this.served.get(r)?.table.version ?? 0));
-    if (behind.length > 0)
-      this.take(
-        await publishedTablesNewerThan(
-          db,
-          behind.map((route) => ({ route, version: 0 })),
-        ),
-      );
-  }
-
-  /**
-   * Whether a route's served table was computed from what the database and the registry hold now:
-   * the stored version is the served one, its lines and settings are the same objects, the health
-   * held for its lines is the stored health (same digest), and their statuses are the same.
-   */
-  private unchanged(route: string, index: SnapshotIndex, states: TableStates): boolean {
-    const served = this.served.get(route)?.table;
-    const last = this.inputs.get(route);
-    const lines = index.linesOf.get(route) ?? NO_LINES;
-    if (!served || !last || served.version !== states.versions.get(route) || !this.sameInputs(route, index)) return false;
-    if ((states.health.get(route) ?? null) !== this.heldDigest(route, lines)) return false;
-    const now = this.deps.clock.now();
-    const initial: HealthEntry = { revision: null, health: null, status: null };
-    return sameItems(
-      last.statuses,
-      lines.map((l) => this.statusOf(l, index, this.health.get(l.id) ?? initial, now)),
-    );
-  }
-
-  /** Whether the served table of a route was computed from this index's very line list and route settings. */
-  private sameInputs(route: string, index: SnapshotIndex): boolean {
-    const served = this.served.get(route)?.table;
-    const last = this.inputs.get(route);
-    return (
-      served !== undefined &&
-      last?.table === served &&
-      last.lines === (index.linesOf.get(route) ?? NO_LINES) &&
-      last.route === index.snapshot.routes.get(route)
-    );
-  }
-
-  /** tableStates' health digest of a route's lines as this replica holds their health; kept while the lines and entries are the same objects. */
-  private heldDigest(route: string, lines: CachedLine[]): string | null {
-    const entries = lines.map((l) => this.health.get(l.id));
-    const cached = this.digests.get(route);
-    if (cached && cached.lines === lines && sameItems(cached.entries, entries)) return cached.digest;
-    const held: [string, number][] = [];
-    lines.forEach((l, i) => {
-      const revision = entries[i]?.revision;
-      if (revision !== undefined && revision !== null) held.push([l.id, revision]);
-    });
-    const digest = healthDigest(held);
-    this.digests.set(route, { lines, entries, digest });
-    return digest;
   }
 
   /** The lines of these routes, each once. */

@@ -2,7 +2,6 @@ import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewat
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
-import { executeRows } from "./probe-results";
 
 export type LineRow = typeof lines.$inferSelect;
 
@@ -69,57 +68,6 @@ async function membershipsOf(db: Db, lineIds: string[] | "all"): Promise<Map<str
 export async function listLineRows(db: Db): Promise<{ row: LineRow; routes: RouteMembership[] }[]> {
   const [rows, members] = await Promise.all([db.select().from(lines).orderBy(asc(lines.name)), membershipsOf(db, "all")]);
   return rows.map((row) => ({ row, routes: members.get(row.id) ?? [] }));
-}
-
-/** A line of listLineRowsBut: its row's digest, its memberships, and its row only when the caller does not hold that digest. */
-export interface LineRowIfChanged {
-  id: string;
-  /** md5 of the row's text form: any column that changes changes it. */
-  digest: string;
-  row: LineRow | null;
-  routes: RouteMembership[];
-}
-
-/**
- * Every line (by name) with its memberships, each row sent only when its digest differs from the
- * one the caller holds: a whole registry reload where only weights moved reads 10,000 short digests
- * and memberships as two JSON texts instead of decoding 10,000 rows of 17 columns.
- */
-export async function listLineRowsBut(db: Db, held: ReadonlyMap<string, string>): Promise<LineRowIfChanged[]> {
-  const [digestResult, memberResult] = await Promise.all([
-    db.execute(sql`
-      select coalesce(json_agg(json_build_array(l.id, md5(l::text)) order by l.name), '[]'::json)::text as rows from ${lines} l`),
-    db.execute(sql`
-      select coalesce(json_agg(json_build_array(m.line_id, m.route_name, m.weight) order by m.route_name), '[]'::json)::text as rows
-      from ${routeLines} m`),
-  ]);
-  const digests = JSON.parse(executeRows<{ rows: string }>(digestResult)[0]?.rows ?? "[]") as [string, string][];
-  const byLine = new Map<string, RouteMembership[]>();
-  for (const [lineId, route, weight] of JSON.parse(executeRows<{ rows: string }>(memberResult)[0]?.rows ?? "[]") as [
-    string,
-    string,
-    number,
-  ][]) {
-    const list = byLine.get(lineId);
-    if (list) list.push({ route, weight });
-    else byLine.set(lineId, [{ route, weight }]);
-  }
-  const wanted = digests.filter(([id, digest]) => held.get(id) !== digest).map(([id]) => id);
-  const rows = new Map<string, LineRow>();
-  // A line changed after its digest was read is read as it is now; its next digest differs and it is read again then.
-  for (let start = 0; start < wanted.length; start += 5000) {
-    for (const row of await db
-      .select()
-      .from(lines)
-      .where(inArray(lines.id, wanted.slice(start, start + 5000))))
-      rows.set(row.id, row);
-  }
-  return digests.flatMap(([id, digest]) => {
-    const row = rows.get(id) ?? null;
-    // Held, or deleted between the two reads (then not listed).
-    if (row === null && held.get(id) !== digest) return [];
-    return [{ id, digest, row, routes: byLine.get(id) ?? [] }];
-  });
 }
 
 /**

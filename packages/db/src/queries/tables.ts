@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
 import { type PublishedLine, type PublishedTable, parsePublishedLines, parseTableMode } from "@linewatch/core";
 import { sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { events, lineHealth, publishedTables, routeLines } from "../schema/index";
+import { events, publishedTables } from "../schema/index";
 import { type EventInsert, eventRowsParam } from "./events";
 import { executeRows, jsonRowsParam } from "./probe-results";
 
@@ -65,56 +64,6 @@ export async function publishedVersions(db: Db, routes: string[]): Promise<Map<s
     where route_name in (select value from jsonb_array_elements_text(${JSON.stringify(routes)}::jsonb))`);
   const versions = JSON.parse(executeRows<{ versions: string }>(result)[0]?.versions ?? "{}") as Record<string, number>;
   return new Map(Object.entries(versions));
-}
-
-/** What a route's table depends on in the database, as tableStates reads it. */
-export interface TableStates {
-  /** The stored version of each route that has one. */
-  versions: Map<string, number>;
-  /**
-   * Per route, a digest of its members' health revisions (healthDigest over the lines route_lines
-   * lists for it that have a health row); absent when none has one.
-   */
-  health: Map<string, string>;
-}
-
-/**
- * The stored versions of these routes and a digest of their lines' health revisions, in one
- * statement that answers a few bytes per route: a publisher that holds the health it last read
- * learns that nothing moved without sending 10,000 line ids. Every health write bumps the row's
- * revision, so an unchanged digest means unchanged health (for the same set of lines).
- */
-export async function tableStates(db: Db, routes: string[]): Promise<TableStates> {
-  if (routes.length === 0) return { versions: new Map(), health: new Map() };
-  // An array literal, not a JSON list: the planner then sees how many routes there are, and for a
-  // few of them reads their memberships by index instead of joining all 10,000 (7 ms vs 58 ms for one).
-  const names = `{${routes.map((r) => `"${r.replace(/["\\]/g, "\\$&")}"`).join(",")}}`;
-  const result = await db.execute(sql`
-    select json_build_array(
-      (select coalesce(json_object_agg(route_name, version), '{}'::json) from ${publishedTables}
-        where route_name = any(${names}::text[])),
-      (select coalesce(json_object_agg(d.route_name, d.digest), '{}'::json) from (
-        select rl.route_name, md5(string_agg(h.line_id::text || ':' || h.revision::text, ',' order by h.line_id)) as digest
-        from ${routeLines} rl join ${lineHealth} h on h.line_id = rl.line_id
-        where rl.route_name = any(${names}::text[])
-        group by rl.route_name) d))::text as states`);
-  const [versions, health] = JSON.parse(executeRows<{ states: string }>(result)[0]?.states ?? "[{},{}]") as [
-    Record<string, number>,
-    Record<string, string>,
-  ];
-  return { versions: new Map(Object.entries(versions)), health: new Map(Object.entries(health)) };
-}
-
-/**
- * tableStates' digest of a route's health as a caller holding `[lineId, revision]` pairs works it
- * out (lines without a health row left out): md5 of "id:revision" joined by commas, in id order.
- */
-export function healthDigest(held: [lineId: string, revision: number][]): string | null {
-  if (held.length === 0) return null;
-  const sorted = [...held].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("md5")
-    .update(sorted.map(([id, rev]) => `${id}:${rev}`).join(","))
-    .digest("hex");
 }
 
 /**
