@@ -14,6 +14,7 @@ import {
   lineStatus,
   nextTickAt,
   probeIntervalMs,
+  servicePhase,
   transition,
   weightFactor,
 } from "@linewatch/core";
@@ -61,6 +62,12 @@ function eventRow(lineId: string, lineName: string, effect: HealthEffect, now: n
     default:
       return null;
   }
+}
+
+/** When a fail-safe health's cooldown ends: its one tick (nextTickAt is core's, and core is what failed). */
+function cooldownEnd(health: Health): number | null {
+  const op = servicePhase(health);
+  return op.state === "cooldown" ? op.until : null;
 }
 
 /** An event the health machine could not apply to a line (counted in HealthFaults). */
@@ -287,14 +294,12 @@ export class HealthService {
         detail: `${failed.length} failing result(s) could not be applied`,
         probeIds: failed.map((r) => r.id),
       });
-      const op = safe.health.phase;
-      const until = op.state === "cooldown" ? op.until : "resume" in op && op.resume.state === "cooldown" ? op.resume.until : null;
       return {
         ...safe,
         events: safe.effects.map((effect, index) => ({ effect, step: 1, index })),
         steps: 1,
-        state: op.state,
-        tickAt: until,
+        state: safe.health.phase.state,
+        tickAt: cooldownEnd(safe.health),
       };
     }
   }
@@ -385,7 +390,7 @@ export class HealthService {
           detail: `live evidence could not be applied (${event.reason})`,
           probeIds: event.probeIds,
         });
-        judged = { ...safe, tickAt: now + policy.cooldownBaseMs };
+        judged = { ...safe, tickAt: cooldownEnd(safe.health) };
       }
       const { health, effects, tickAt } = judged;
       const revision = row.revision + 1;
