@@ -44,6 +44,7 @@ import { silentLogger } from "../../apps/control-plane/src/logger";
 import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
+import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -151,23 +152,7 @@ async function startChild(env: Record<string, string>): Promise<Child> {
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   children.add(proc);
-  let stderr = "";
-  proc.stderr?.on("data", (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const url = await new Promise<string>((res, rej) => {
-    let text = "";
-    const timer = setTimeout(() => rej(new Error(`control plane not ready in 120 s: ${stderr}`)), 120_000);
-    proc.stdout?.on("data", (d: Buffer) => {
-      text += d.toString();
-      const m = /linewatch control plane: (\S+)/.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1] as string);
-      }
-    });
-    proc.once("exit", (code) => rej(new Error(`control plane exited (${code}): ${stderr}`)));
-  });
+  const url = await controlPlaneUrl(proc, 120_000);
   const mem = () =>
     new Promise<{ rss: number; heapUsed: number; sockets: number }>((res) => {
       const on = (m: { type: string; mem: NodeJS.MemoryUsage; sockets: number }) => {
@@ -179,12 +164,7 @@ async function startChild(env: Record<string, string>): Promise<Child> {
       proc.send({ type: "mem" });
     });
   const stop = async () => {
-    if (proc.exitCode !== null) return;
-    const exited = new Promise<void>((r) => proc.once("exit", () => r()));
-    proc.kill("SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
-    await exited;
-    clearTimeout(timer);
+    await stopControlPlane(proc);
     children.delete(proc);
   };
   return { url, pid: proc.pid!, proc, mem, stop };

@@ -20,6 +20,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { startLab } from "@linewatch/lab";
 import postgres from "postgres";
+import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 
 const { values: args } = parseArgs({
   options: {
@@ -137,38 +138,9 @@ async function startControlPlane(
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.add(proc);
-  let stderr = "";
-  proc.stderr?.on("data", (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const url = await new Promise<string>((res, rej) => {
-    let text = "";
-    const timer = setTimeout(() => rej(new Error(`control plane not ready in 300 s: ${stderr}`)), 300_000);
-    proc.stdout?.on("data", (d: Buffer) => {
-      text += d.toString();
-      const m = /linewatch control plane: (\S+)/.exec(text);
-      if (m) {
-        clearTimeout(timer);
-        res(m[1] as string);
-      }
-    });
-    proc.once("exit", (code) => {
-      clearTimeout(timer);
-      rej(new Error(`control plane exited (${code}): ${stderr}`));
-    });
-  });
+  const url = await controlPlaneUrl(proc, 300_000);
   if (proc.pid === undefined) throw new Error("no pid");
   return { url, proc, pid: proc.pid };
-}
-
-async function stopControlPlane(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null) return;
-  const exited = new Promise<void>((res) => proc.once("exit", () => res()));
-  proc.kill("SIGTERM");
-  const timer = setTimeout(() => proc.kill("SIGKILL"), 20_000);
-  await exited;
-  clearTimeout(timer);
-  children.delete(proc);
 }
 
 async function api(url: string, method: string, path: string, body?: unknown): Promise<void> {
@@ -237,6 +209,7 @@ async function measure(
     }
   } finally {
     await stopControlPlane(cp.proc);
+    children.delete(cp.proc);
   }
   return row;
 }
