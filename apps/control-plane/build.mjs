@@ -3,6 +3,7 @@
 // transforms and source maps) and the per-closure name bookkeeping tsx adds (bench/README.md, memory).
 // Dependencies stay in node_modules; only linewatch's own TypeScript is bundled.
 import { readFile } from "node:fs/promises";
+import { basename, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -25,9 +26,22 @@ const ownUrl = {
   },
 };
 
-await build({
-  entryPoints: [entry],
-  outfile,
+/**
+ * Worker threads the control plane starts are bundled next to it (`<name>.<worker>.mjs`), and the
+ * main bundle names them in `globalThis.__linewatchWorkers`: a bundled file's import.meta.url is
+ * its source file's, so it could not find them itself.
+ */
+const isControlPlane = resolve(entry) === here("./src/main.ts");
+const workers = isControlPlane ? { "replay-worker": here("./src/replay/replay-worker.ts") } : {};
+const base = outfile.replace(/\.mjs$/, "");
+const banner = Object.keys(workers)
+  .map(
+    (w) =>
+      `(globalThis.__linewatchWorkers ??= {})[${JSON.stringify(w)}] = new URL(${JSON.stringify(`./${basename(base)}.${w}.mjs`)}, import.meta.url).href;`,
+  )
+  .join("\n");
+
+const options = {
   bundle: true,
   platform: "node",
   format: "esm",
@@ -46,4 +60,9 @@ await build({
   ],
   sourcemap: "linked",
   logLevel: "warning",
-});
+};
+
+await Promise.all([
+  build({ ...options, entryPoints: [entry], outfile, ...(banner ? { banner: { js: banner } } : {}) }),
+  ...Object.entries(workers).map(([w, source]) => build({ ...options, entryPoints: [source], outfile: `${base}.${w}.mjs` })),
+]);

@@ -18,7 +18,9 @@ function controlPlaneBundle(): Promise<string> {
     const out = join(repoRoot, "apps/control-plane/dist", `test-${process.pid}-${randomBytes(4).toString("hex")}.mjs`);
     await promisify(execFile)(process.execPath, ["apps/control-plane/build.mjs", "apps/control-plane/src/main.ts", out], { cwd: repoRoot });
     process.once("exit", () => {
-      for (const f of [out, `${out}.map`]) rmSync(f, { force: true });
+      // The bundle, its replay worker's (build.mjs) and their source maps.
+      const worker = out.replace(/\.mjs$/, ".replay-worker.mjs");
+      for (const f of [out, `${out}.map`, worker, `${worker}.map`]) rmSync(f, { force: true });
     });
     return out;
   })();

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { allowEntryProblem } from "@linewatch/router-client";
 import { z } from "zod";
 import { secretKeyProblem } from "./secrets";
@@ -44,6 +45,8 @@ const ConfigSchema = z.object({
   LINEWATCH_SHIPPED_SAMPLES: Bool.default(true),
   LINEWATCH_SCHEDULER: Bool.default(true),
   LINEWATCH_RETENTION_DAYS: z.coerce.number().min(0.001).max(3650).default(7),
+  /** Worker threads a large policy replay runs in; unset: the machine's cores, at most 4; 1: none. */
+  LINEWATCH_REPLAY_WORKERS: z.coerce.number().int().min(1).max(64).optional(),
   /** Host names, addresses or CIDRs an upstream may use even though they are cloud metadata / link-local. */
   LINEWATCH_ALLOW_UPSTREAM_HOSTS: AllowList,
   /** /metrics without a token (Prometheus scrapes plainly); false: an admin or viewer token is required. */
@@ -67,6 +70,7 @@ export type Config = Readonly<{
   shippedSamples: boolean;
   scheduler: boolean;
   retentionDays: number;
+  replayWorkers: number;
   allowUpstreamHosts: string[];
   metricsPublic: boolean;
   adminToken: string | undefined;
@@ -95,6 +99,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     shippedSamples: e.LINEWATCH_SHIPPED_SAMPLES,
     scheduler: e.LINEWATCH_SCHEDULER,
     retentionDays: e.LINEWATCH_RETENTION_DAYS,
+    replayWorkers: e.LINEWATCH_REPLAY_WORKERS ?? Math.min(4, availableParallelism()),
     allowUpstreamHosts: Object.freeze([...e.LINEWATCH_ALLOW_UPSTREAM_HOSTS]) as string[],
     metricsPublic: e.LINEWATCH_METRICS_PUBLIC,
     adminToken: e.LINEWATCH_ADMIN_TOKEN,

@@ -74,34 +74,37 @@ class Float4Decimals {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
- * Parses the binary COPY stream into results, a batch per chunk that arrives. Line and sample ids
- * are interned (one string per line, the registry's), so the replay's maps find them by identity.
+ * Walks a binary COPY stream's rows as its chunks arrive, handing each complete row to a callback.
+ * `bare`: the chunks are whole rows only, with no header or trailer (a part of a split stream).
  */
-export class CopyResultParser {
-  private rest: Buffer = Buffer.alloc(0);
-  private headerDone = false;
+export class CopyRows {
+  private rest: Buffer = EMPTY;
+  private headerDone: boolean;
   private ended = false;
-  private readonly ids = new Map<string, string>();
-  private readonly scores = new Float4Decimals();
 
-  constructor(private readonly rescoring: boolean) {}
+  constructor(
+    private readonly fields: number,
+    bare = false,
+  ) {
+    this.headerDone = bare;
+  }
 
-  /** The results whose bytes are complete in what has arrived so far. */
-  push(chunk: Buffer): ReplayResult[] {
-    let buf = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
+  /** Calls `each(buf, at, end)` for every row complete in what has arrived: `at` its first field's length, `end` past its last byte. */
+  push(chunk: Buffer, each: (buf: Buffer, at: number, end: number) => void): void {
+    const buf = this.rest.length === 0 ? chunk : Buffer.concat([this.rest, chunk]);
     let off = 0;
     if (!this.headerDone) {
       if (buf.length < 19) {
         this.rest = buf;
-        return [];
+        return;
       }
       if (!buf.subarray(0, 11).equals(SIGNATURE)) throw new Error("not a binary COPY stream");
       off = 19 + buf.readInt32BE(15);
       this.headerDone = true;
     }
-    const out: ReplayResult[] = [];
-    const fields = this.rescoring ? 11 : 9;
     for (;;) {
       if (off + 2 > buf.length) break;
       const n = buf.readInt16BE(off);
@@ -110,7 +113,7 @@ export class CopyResultParser {
         off += 2;
         break;
       }
-      if (n !== fields) throw new Error(`a COPY row of ${n} fields, ${fields} expected`);
+      if (n !== this.fields) throw new Error(`a COPY row of ${n} fields, ${this.fields} expected`);
       // Is the whole row here? Walk its field lengths first.
       let p = off + 2;
       let whole = true;
@@ -123,17 +126,57 @@ export class CopyResultParser {
         p += 4 + Math.max(len, 0);
       }
       if (!whole || p > buf.length) break;
-      out.push(this.row(buf, off + 2));
+      each(buf, off + 2, p);
       off = p;
     }
-    this.rest = off >= buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(off));
-    buf = Buffer.alloc(0);
-    return out;
+    this.rest = off >= buf.length ? EMPTY : Buffer.from(buf.subarray(off));
   }
 
   /** Whether the stream's trailer came (a stream that stops before it was cut off). */
   get complete(): boolean {
     return this.ended && this.rest.length === 0;
+  }
+
+  /** Whether a bare stream ended on a row's end. */
+  get drained(): boolean {
+    return this.rest.length === 0;
+  }
+}
+
+/** Fields of a row of `copyStatement`. */
+export const copyFields = (rescoring: boolean): number => (rescoring ? 11 : 9);
+
+/**
+ * Parses the binary COPY stream into results, a batch per chunk that arrives. Line and sample ids
+ * are interned (one string per line, the registry's), so the replay's maps find them by identity.
+ */
+export class CopyResultParser {
+  private readonly rows: CopyRows;
+  private readonly ids = new Map<string, string>();
+  private readonly scores = new Float4Decimals();
+  private out: ReplayResult[] = [];
+  private readonly each = (buf: Buffer, at: number): void => {
+    this.out.push(this.row(buf, at));
+  };
+
+  /** `bare`: chunks of whole rows without the stream's header and trailer (see CopyRows). */
+  constructor(
+    private readonly rescoring: boolean,
+    bare = false,
+  ) {
+    this.rows = new CopyRows(copyFields(rescoring), bare);
+  }
+
+  /** The results whose bytes are complete in what has arrived so far. */
+  push(chunk: Buffer): ReplayResult[] {
+    this.out = [];
+    this.rows.push(chunk, this.each);
+    return this.out;
+  }
+
+  /** Whether the stream's trailer came (a stream that stops before it was cut off). */
+  get complete(): boolean {
+    return this.rows.complete;
   }
 
   private intern(buf: Buffer, at: number): string {

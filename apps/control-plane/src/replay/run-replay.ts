@@ -8,6 +8,7 @@ import {
   linePolicy,
   PolicyReplay,
   parseReplayPolicy,
+  partitionReplay,
   probeIntervalMs,
   proposedLinePolicy,
   RecordedTimeline,
@@ -15,13 +16,15 @@ import {
   type ReplayPolicy,
   type ReplayReport,
   type ReplayRoute,
+  type ReplayRun,
   recordedStart,
 } from "@linewatch/core";
 import { countReplayResults, firstReplayResultAt, replayEventPages, replayEventsBefore, replayResultPages } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import { ValidationError } from "../errors";
 import type { CachedLine, RegistrySnapshot } from "../registry-cache";
-import { copyResultBatches, postgresClient } from "./copy-results";
+import { copyChunks, copyResultBatches, copyStatement, postgresClient } from "./copy-results";
+import { startReplayParts } from "./replay-parts";
 
 export interface ReplayRequest {
   /** A duration back from now, e.g. "24h", "90m", "2d"; default 24h when neither from nor since is given. */
@@ -45,6 +48,8 @@ export interface ReplayProgress {
 const DAY = 86_400_000;
 /** Results between two progress reports (a keyset page's worth). */
 const PROGRESS_EVERY = 20_000;
+/** Results from which a replay is worth worker threads (starting one costs tens of ms). */
+export const PARTS_FROM = 200_000;
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY };
 
 /** "24h" → ms; null when it is not a duration. */
@@ -178,13 +183,37 @@ export function resolveReplay(req: ReplayRequest, snapshot: RegistrySnapshot, no
   };
 }
 
+/** Reads a page ahead while `each` takes the current one; an abort stops between pages. */
+async function readAhead<T>(pages: AsyncGenerator<T>, signal: AbortSignal | undefined, each: (page: T) => Promise<void>): Promise<void> {
+  let next = pages.next();
+  try {
+    for (let page = await next; !page.done; page = await next) {
+      next = pages.next();
+      signal?.throwIfAborted();
+      await each(page.value);
+    }
+  } finally {
+    // The read ahead may fail after an abort: nobody waits for it, so it must not go unhandled.
+    await next.catch(() => {});
+    await pages.return(undefined);
+  }
+}
+
 /** Runs a replay; throws a ValidationError for a range without results, an AbortError when `signal` aborts. */
 export async function runReplay(
   deps: Pick<AppDeps, "database" | "clock" | "config">,
   snapshot: RegistrySnapshot,
   req: ReplayRequest,
   /** `pageSize`: read keyset pages of this size (and report progress after each) instead of a COPY stream. */
-  opts: { signal?: AbortSignal; onProgress?: (p: ReplayProgress) => void; pageSize?: number } = {},
+  opts: {
+    signal?: AbortSignal;
+    onProgress?: (p: ReplayProgress) => void;
+    pageSize?: number;
+    /** Worker threads (default the config's); 1: this thread only. */
+    workers?: number;
+    /** Results from which the replay runs in parts (default PARTS_FROM). */
+    partsFrom?: number;
+  } = {},
 ): Promise<ReplayReport> {
   const asked = resolveReplay(req, snapshot, deps.clock.now(), deps.config.retentionDays);
   const db = deps.database.db;
@@ -196,49 +225,61 @@ export async function runReplay(
   const range = { from: new Date(r.from), to: new Date(r.to), lineIds: r.lineFilter };
   const total = await countReplayResults(db, range);
   const keepPoints = (id: string) => id === r.timelineLine;
-  const replay = new PolicyReplay({
+  const setup = {
     from: r.from,
     to: r.to,
-    lines: r.replayLines,
-    routes: r.replayRoutes,
     sampleWeights: new Map([...snapshot.samples.values()].map((s) => [s.id, s.weight ?? 1])),
     policies: r.policies,
     scoring: r.proposed.scoring,
-    keepPoints,
-  });
+  };
   let done = 0;
   let told = 0;
+  const progress = (rows: number) => {
+    done += rows;
+    // A batch of a COPY is a few hundred rows: progress every page's worth is enough.
+    if (done - told >= (opts.pageSize ?? PROGRESS_EVERY)) {
+      told = done;
+      opts.onProgress?.({ done, total });
+    }
+  };
   opts.onProgress?.({ done, total });
   const rescoring = r.proposed.scoring !== null;
   const signal = opts.signal ? { signal: opts.signal } : {};
   // PostgreSQL streams the range in one binary COPY (the server reads ahead into the socket);
   // PGlite has no COPY stream: keyset pages there.
-  const client = postgresClient(deps.database);
-  const pages =
-    client !== null && opts.pageSize === undefined
-      ? copyResultBatches(client, { from: r.from, to: r.to, lineIds: r.lineFilter }, { rescoring, ...signal })
-      : replayResultPages(db, range, { withComponents: rescoring, ...signal, ...(opts.pageSize ? { pageSize: opts.pageSize } : {}) });
-  // The next page is read while this one is replayed.
-  let next = pages.next();
-  try {
-    for (let page = await next; !page.done; page = await next) {
-      next = pages.next();
-      opts.signal?.throwIfAborted();
-      for (const row of page.value) replay.push(row);
-      done += page.value.length;
-      // A batch of a COPY is a few hundred rows: progress every page's worth is enough.
-      if (done - told >= (opts.pageSize ?? PROGRESS_EVERY)) {
-        told = done;
-        opts.onProgress?.({ done, total });
-      }
+  const client = opts.pageSize === undefined ? postgresClient(deps.database) : null;
+  const copy = { from: r.from, to: r.to, lineIds: r.lineFilter };
+  const pages = () =>
+    replayResultPages(db, range, { withComponents: rescoring, ...signal, ...(opts.pageSize ? { pageSize: opts.pageSize } : {}) });
+  // A large range runs in parts, a worker thread each, when the lines fall into route-disjoint parts.
+  const workers = opts.workers ?? deps.config.replayWorkers;
+  const parts = workers > 1 && total >= (opts.partsFrom ?? PARTS_FROM) ? partitionReplay(r.replayLines, r.replayRoutes, workers) : [];
+  let proposed: ReplayRun;
+  if (parts.length > 1) {
+    const parted = startReplayParts(parts, { ...setup, rescoring, timelineLine: r.timelineLine });
+    try {
+      if (client !== null) {
+        for await (const chunk of copyChunks(client, copyStatement(copy, rescoring), opts.signal)) progress(await parted.copyChunk(chunk));
+        if (!parted.copyComplete) throw new Error("the COPY stream ended before its trailer");
+      } else
+        await readAhead(pages(), opts.signal, async (page) => {
+          await parted.rows(page);
+          progress(page.length);
+        });
+      proposed = await parted.finish();
+    } finally {
+      await parted.stop();
     }
-    if (told !== done) opts.onProgress?.({ done, total });
-  } finally {
-    // The read ahead may fail after an abort: nobody waits for it, so it must not go unhandled.
-    await next.catch(() => {});
-    await pages.return(undefined);
+  } else {
+    const replay = new PolicyReplay({ ...setup, lines: r.replayLines, routes: r.replayRoutes, keepPoints });
+    const batches = client !== null ? copyResultBatches(client, copy, { rescoring, ...signal }) : pages();
+    await readAhead(batches, opts.signal, async (page) => {
+      for (const row of page) replay.push(row);
+      progress(page.length);
+    });
+    proposed = replay.finish();
   }
-  const proposed = replay.finish();
+  if (told !== done) opts.onProgress?.({ done, total });
 
   const recorded = new RecordedTimeline(
     r,

@@ -51,6 +51,11 @@ export class BadEpisodeTracker {
 
   finish(): BadEpisode[] {
     for (const [lineId, o] of [...this.open]) this.close(lineId, o);
-    return this.done.sort((a, b) => a.from - b.from || (a.lineId < b.lineId ? -1 : a.lineId > b.lineId ? 1 : 0));
+    return BadEpisodeTracker.sortEpisodes(this.done);
+  }
+
+  /** The report's order: by start, then line (a line's episodes never start together). */
+  static sortEpisodes(episodes: BadEpisode[]): BadEpisode[] {
+    return episodes.sort((a, b) => a.from - b.from || (a.lineId < b.lineId ? -1 : a.lineId > b.lineId ? 1 : 0));
   }
 }

@@ -1,4 +1,5 @@
 export * from "./bad-episodes";
+export * from "./partition";
 export * from "./policy-replay";
 export * from "./probe-event";
 export * from "./recorded";
