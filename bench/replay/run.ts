@@ -10,12 +10,15 @@
 // routes of 100 (2 free per route); every 20th line fails every probe (hard failure) for 10 min of
 // every 2 h, every 7th line fails one sample in 8 at random-looking slots (stray failures).
 
+import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { createDb, type Database, replayResultPages } from "@linewatch/db";
+import { createDb, type Database, executeRows, replayResultPages } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { loadConfig } from "../../apps/control-plane/src/config";
 import { silentLogger } from "../../apps/control-plane/src/logger";
@@ -33,9 +36,26 @@ const { values: args } = parseArgs({
     json: { type: "string" },
     /** Use this database as it is (kept after the run): the data is generated only when it has none. */
     url: { type: "string" },
+    /** Skip the read-only baselines (pages, COPY): the replay's figures only. */
+    "no-baseline": { type: "boolean", default: false },
+    /** Worker threads for the replay (default: the control plane's default); 1: none. */
+    workers: { type: "string" },
   },
 });
 const usePg = args.db !== "pglite";
+
+// The replay's worker threads run from the bundle `npm start` runs (build.mjs): through tsx they
+// would pay its per-closure name bookkeeping. This thread (the read and the split) stays on tsx.
+const bundleDir = mkdtempSync(join(fileURLToPath(new URL("../../apps/control-plane/dist/", import.meta.url)), "bench-replay-"));
+execFileSync(process.execPath, [
+  fileURLToPath(new URL("../../apps/control-plane/build.mjs", import.meta.url)),
+  fileURLToPath(new URL("../../apps/control-plane/src/main.ts", import.meta.url)),
+  join(bundleDir, "main.mjs"),
+]);
+(globalThis as { __linewatchWorkers?: Record<string, string> }).__linewatchWorkers = {
+  "replay-worker": pathToFileURL(join(bundleDir, "main.replay-worker.mjs")).href,
+};
+process.once("exit", () => rmSync(bundleDir, { recursive: true, force: true }));
 const hoursWanted = (args.hours ?? "1,6,24")
   .split(",")
   .map(Number)
@@ -85,9 +105,11 @@ try {
   const end = Math.floor((now - 60_000) / 1000) * 1000;
   let start = end - maxHours * 3_600_000;
   // A kept database (--url) that already holds results: use them as they are.
-  const [held] = (await db.execute(
-    sql`select (extract(epoch from min(started_at)) * 1000)::float8 as lo, (extract(epoch from max(started_at)) * 1000)::float8 as hi from probe_results`,
-  )) as unknown as { lo: number | null; hi: number | null }[];
+  const [held] = executeRows<{ lo: number | null; hi: number | null }>(
+    await db.execute(
+      sql`select (extract(epoch from min(started_at)) * 1000)::float8 as lo, (extract(epoch from max(started_at)) * 1000)::float8 as hi from probe_results`,
+    ),
+  );
   const reuse = held?.lo !== null && held?.lo !== undefined && held.hi !== null;
   if (reuse) start = Math.round(held.lo as number);
 
@@ -159,13 +181,15 @@ try {
       continue;
     }
     const range = { from: new Date(start), to: new Date(start + hours * 3_600_000), lineIds: null };
+    const baseline = !args["no-baseline"];
     const read = await measured(async () => {
+      if (!baseline) return 0;
       let n = 0;
       for await (const page of replayResultPages(db, range)) n += page.length;
       return n;
     });
     const copyRead =
-      client && copy && "copyResultBatches" in copy
+      baseline && client && copy && "copyResultBatches" in copy
         ? await measured(async () => {
             let n = 0;
             for await (const batch of copy.copyResultBatches(client, { from: start, to: start + hours * 3_600_000, lineIds: null }))
@@ -174,7 +198,12 @@ try {
           })
         : null;
     const replay = await measured(() =>
-      runReplay(deps, snapshot, { from: range.from.toISOString(), to: range.to.toISOString(), policy: { failCount: 3 } }),
+      runReplay(
+        deps,
+        snapshot,
+        { from: range.from.toISOString(), to: range.to.toISOString(), policy: { failCount: 3 } },
+        args.workers ? { workers: Number(args.workers) } : {},
+      ),
     );
     const n = replay.value.results;
     const replayRowsPerSec = Math.round(n / (replay.ms / 1000));
