@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runReplay } from "../../../apps/control-plane/src/replay/run-replay";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
+import { type FaultWindow, recordHistory } from "../../helpers/history";
 import { ManualClock } from "../../helpers/manual-clock";
 
 // A replay in parts (worker threads) must give the report a single replay gives, byte for byte.
@@ -18,7 +19,7 @@ const FAULTS = [
   ["a1", "errors", 5, 14],
   ["b1", "truncate", 10, 18],
   ["both", "errors", 22, 30],
-] as const;
+] as const satisfies readonly FaultWindow[];
 const LINES = [
   ["a1", ["a"]],
   ["a2", ["a"]],
@@ -44,18 +45,7 @@ beforeAll(async () => {
       routes: routes.map((route) => ({ route, weight: 100 })),
       probeIntervalSec: 60,
     });
-  const start = clock.now();
-  from = start + 1;
-  for (let t = 0; t < SPAN; t += STEP) {
-    for (const [line, mode, a, b] of FAULTS) {
-      if (t === a * MIN) lab.setMode(line, mode);
-      if (t === b * MIN) lab.setMode(line, "ok");
-    }
-    clock.set(start + t);
-    await cp.engine.tick();
-    await cp.engine.prober.drain();
-  }
-  to = start + SPAN;
+  ({ from, to } = await recordHistory(cp, lab, clock, { spanMs: SPAN, stepMs: STEP, faults: FAULTS }));
 }, 120_000);
 
 afterAll(async () => {
@@ -68,15 +58,18 @@ describe("a policy replay in parts (worker threads)", () => {
   it("gives the single replay's report byte for byte, with and without re-scoring, streamed or paged", async () => {
     const snapshot = await cp.engine.registry.get();
     const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
-    for (const policy of [null, { failCount: 1, cooldownBaseMs: 120_000 }, { weights: { latency: 3 }, passScore: 80 }]) {
-      for (const timeline of ["both", "a1"]) {
-        const req = { ...range, timeline, policy };
-        const single = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 1 }));
-        const parted = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 2, partsFrom: 0 }));
-        const paged = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 3, partsFrom: 0, pageSize: 53 }));
-        expect(parted).toBe(single);
-        expect(paged).toBe(single);
-      }
+    const cases = [
+      [null, "both"],
+      [{ failCount: 1, cooldownBaseMs: 120_000 }, "a1"],
+      [{ weights: { latency: 3 }, passScore: 80 }, "both"],
+    ] as const;
+    for (const [policy, timeline] of cases) {
+      const req = { ...range, timeline, policy };
+      const single = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 1 }));
+      const parted = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 2, partsFrom: 0 }));
+      const paged = JSON.stringify(await runReplay(cp.engine.deps, snapshot, req, { workers: 3, partsFrom: 0, pageSize: 53 }));
+      expect(parted).toBe(single);
+      expect(paged).toBe(single);
     }
     // The history has something to tell apart: cooldowns in both parts, and the shared line's routes both reported.
     const report = await runReplay(cp.engine.deps, snapshot, { ...range, policy: { failCount: 1 } }, { workers: 2, partsFrom: 0 });

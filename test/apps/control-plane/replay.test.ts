@@ -16,6 +16,7 @@ import {
 import { runReplay } from "../../../apps/control-plane/src/replay/run-replay";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
+import { type FaultWindow, recordHistory } from "../../helpers/history";
 import { ManualClock } from "../../helpers/manual-clock";
 import { runCli } from "../cli/run-cli";
 
@@ -30,7 +31,7 @@ const FAULTS = [
   ["paid-c", "errors", 15, 27],
   ["free-b", "errors", 35, 45],
   ["paid-c", "truncate", 60, 70],
-] as const;
+] as const satisfies readonly FaultWindow[];
 
 let cp: TestControlPlane;
 let lab: Lab;
@@ -57,18 +58,7 @@ beforeAll(async () => {
     });
     ids.set(name, line.id);
   }
-  const start = clock.now();
-  from = start + 1;
-  for (let t = 0; t < SPAN; t += STEP) {
-    for (const [line, mode, a, b] of FAULTS) {
-      if (t === a * MIN) lab.setMode(line, mode);
-      if (t === b * MIN) lab.setMode(line, "ok");
-    }
-    clock.set(start + t);
-    await cp.engine.tick();
-    await cp.engine.prober.drain();
-  }
-  to = start + SPAN;
+  ({ from, to } = await recordHistory(cp, lab, clock, { spanMs: SPAN, stepMs: STEP, faults: FAULTS }));
 }, 120_000);
 
 afterAll(async () => {
