@@ -189,12 +189,10 @@ describe("table properties", () => {
           fc.oneof(
             fc.constant(structuredClone(t)),
             fc.shuffledSubarray(t.lines, { minLength: t.lines.length, maxLength: t.lines.length }).map((lines) => ({ ...t, lines })),
-            fc
-              .nat()
-              .map((i) => ({
-                ...t,
-                lines: t.lines.map((l, j) => (j === i % Math.max(1, t.lines.length) ? { ...l, weight: 10000 - l.weight } : l)),
-              })),
+            fc.nat().map((i) => ({
+              ...t,
+              lines: t.lines.map((l, j) => (j === i % Math.max(1, t.lines.length) ? { ...l, weight: 10000 - l.weight } : l)),
+            })),
             fc
               .nat()
               .map((i) => ({ ...t, lines: t.lines.map((l, j) => (j === i % Math.max(1, t.lines.length) ? { ...l, baseUrl: "w" } : l)) })),
