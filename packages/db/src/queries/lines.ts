@@ -1,5 +1,5 @@
 import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewatch/core";
-import { and, asc, eq, getTableColumns, inArray, isNull, or, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
 import { executeRows } from "./probe-results";
@@ -121,14 +121,10 @@ export async function listVersionedLineRows(
   db: Db,
   which: "all" | { routes: string[]; ids: string[] } | { only: string[] },
 ): Promise<VersionedLineRow[]> {
-  const columns = { ...getTableColumns(lines), rowVersion };
-  const split = (r: LineRow & { rowVersion: string }) => {
-    const { rowVersion: version, ...row } = r;
-    return { row, version };
-  };
+  const columns = { row: lines, version: rowVersion };
   if (which === "all") {
     const [rows, members] = await Promise.all([db.select(columns).from(lines).orderBy(asc(lines.name)), membershipsOf(db, "all")]);
-    return rows.map((r) => ({ ...split(r), routes: members.get(r.id) ?? [] }));
+    return rows.map((r) => ({ row: r.row, version: r.version, routes: members.get(r.row.id) ?? [] }));
   }
   if ("only" in which) {
     if (which.only.length === 0) return [];
@@ -137,7 +133,7 @@ export async function listVersionedLineRows(
       .from(lines)
       .where(sql`${lines.id} = any(${`{${which.only.join(",")}}`}::uuid[])`)
       .orderBy(asc(lines.name));
-    return rows.map((r) => ({ ...split(r), routes: [] }));
+    return rows.map((r) => ({ row: r.row, version: r.version, routes: [] }));
   }
   const onRoutes = db.select({ id: routeLines.lineId }).from(routeLines).where(inArray(routeLines.routeName, which.routes));
   const [rows, memberships] = await Promise.all([
@@ -158,7 +154,7 @@ export async function listVersionedLineRows(
     if (list) list.push({ route: r.routeName, weight: r.weight });
     else byLine.set(r.lineId, [{ route: r.routeName, weight: r.weight }]);
   }
-  return rows.map((r) => ({ ...split(r), routes: byLine.get(r.id) ?? [] }));
+  return rows.map((r) => ({ row: r.row, version: r.version, routes: byLine.get(r.row.id) ?? [] }));
 }
 
 export async function listLines(db: Db) {
