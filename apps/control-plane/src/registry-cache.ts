@@ -2,13 +2,14 @@ import type { HealthPolicy, Line, Route, RouteMembership, Sample } from "@linewa
 import {
   errorSummary,
   type LineRow,
-  listLineRows,
-  listLineRowsOf,
+  listLineVersions,
   listRouteRows,
   listSamples,
+  listVersionedLineRows,
   type RouteRow,
   registryFingerprint,
   toLine,
+  type VersionedLineRow,
 } from "@linewatch/db";
 import type { AppDeps } from "./deps";
 import { openHeaders } from "./line-headers";
@@ -76,6 +77,13 @@ function sameRow(a: LineRow, b: LineRow): boolean {
   return true;
 }
 
+/** A held line whose row version is the one read (its memberships are the ones read now). */
+interface KeptLine {
+  kept: CachedLine;
+  held: { row: LineRow; version: string };
+  routes: RouteMembership[];
+}
+
 const sameMemberships = (a: readonly RouteMembership[], b: readonly RouteMembership[]): boolean =>
   a.length === b.length && a.every((m, i) => m.route === b[i]?.route && m.weight === b[i]?.weight);
 
@@ -91,8 +99,12 @@ const sameMemberships = (a: readonly RouteMembership[], b: readonly RouteMembers
  * reloaded whole at least every FULL_RELOAD_MS.
  *
  * A change that names its routes re-reads only their lines (10,000 lines over 100 routes: 100 rows,
- * not 10,000). A new snapshot keeps the very objects of the lines and routes that did not change, so
- * what callers derived from one line or route (the publisher's per-route index) can be kept too.
+ * not 10,000). A change that names none, with a snapshot held, reads each line's row version (its
+ * xmin) and every membership, and the rows of only the lines whose version moved: reweighting 10,000
+ * lines reads no line row (decoding 10,000 rows was most of such a reload). The whole read every
+ * FULL_RELOAD_MS compares rows, not versions. A new snapshot keeps the very objects of the lines and
+ * routes that did not change, so what callers derived from one line or route (the publisher's
+ * per-route index) can be kept too.
  */
 export class RegistryCache {
   private snapshot: RegistrySnapshot | null = null;
@@ -113,8 +125,8 @@ export class RegistryCache {
   private unlisten: (() => Promise<void>) | null = null;
   /** The keys of the loads by their sealed form (AES-GCM: the same sealed text always opens to the same key). */
   private opened = new Map<string, string>();
-  /** The row each cached line was made from, to tell an unchanged line from a changed one. */
-  private rowOf = new WeakMap<CachedLine, LineRow>();
+  /** The row each cached line was made from, with its version (listLineVersions), to tell an unchanged line from a changed one. */
+  private rowOf = new WeakMap<CachedLine, { row: LineRow; version: string }>();
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "secrets" | "logger">,
@@ -235,8 +247,15 @@ export class RegistryCache {
       // A moved fingerprint with no change named (a lost notification, an edit outside the API) reads everything.
       const partial = held && pending !== "all" && !nothingNamed && !dueWhole ? { held, routes: pending } : null;
       const ids = partial ? this.lineIdsOn(partial.held, partial.routes) : [];
+      // Everything, with a snapshot held and no whole read due: each line's row version, and only the
+      // rows whose version moved (a reweighting of 10,000 lines reads no line row).
+      const byVersion = held && !partial && !dueWhole;
       const [lineRows, samples, routeRows] = await Promise.all([
-        partial ? listLineRowsOf(db, { routes: [...partial.routes], ids }) : listLineRows(db),
+        partial
+          ? listVersionedLineRows(db, { routes: [...partial.routes], ids })
+          : byVersion
+            ? this.changedLineRows(held)
+            : listVersionedLineRows(db, "all"),
         listSamples(db),
         listRouteRows(db),
       ]);
@@ -252,7 +271,7 @@ export class RegistryCache {
         this.snapshotGeneration = generation;
         this.fingerprint = fingerprint;
         this.checkedAt = now;
-        if (!partial) this.fullAt = now;
+        if (!partial && !byVersion) this.fullAt = now; // a read by versions is not the whole read that trusts none
       }
       return snapshot;
     } catch (error) {
@@ -268,40 +287,86 @@ export class RegistryCache {
     return ids;
   }
 
-  private allLines(held: RegistrySnapshot | null, rows: { row: LineRow; routes: RouteMembership[] }[]): Map<string, CachedLine> {
+  /**
+   * Every line, by name: the held line where its row version is the one held (with the memberships
+   * read now), else its row read again. A line deleted between the two reads is left out.
+   */
+  private async changedLineRows(held: RegistrySnapshot): Promise<(VersionedLineRow | KeptLine)[]> {
+    const db = this.deps.database.db;
+    const versions = await listLineVersions(db);
+    const changed: string[] = [];
+    const out: (VersionedLineRow | KeptLine | string)[] = versions.map((v) => {
+      const old = held.lines.get(v.id);
+      const was = old && this.rowOf.get(old);
+      if (old && was && was.version === v.version) return { kept: old, held: was, routes: v.routes };
+      changed.push(v.id);
+      return v.id;
+    });
+    if (changed.length === 0) return out as KeptLine[];
+    const read = new Map<string, VersionedLineRow>();
+    for (const r of await listVersionedLineRows(db, { only: changed })) read.set(r.row.id, r);
+    const byId = new Map(versions.map((v) => [v.id, v.routes]));
+    return out.flatMap((item) => {
+      if (typeof item !== "string") return [item];
+      const r = read.get(item);
+      return r ? [{ ...r, routes: byId.get(item) ?? [] }] : [];
+    });
+  }
+
+  private allLines(held: RegistrySnapshot | null, rows: (VersionedLineRow | KeptLine)[]): Map<string, CachedLine> {
     const lines = new Map<string, CachedLine>();
     const opened = new Map<string, string>();
-    for (const { row, routes } of rows) lines.set(row.id, this.lineOf(row, routes, held?.lines.get(row.id), opened));
+    for (const r of rows) {
+      if ("kept" in r) lines.set(r.kept.id, this.keep(r, opened));
+      else lines.set(r.row.id, this.lineOf(r, held?.lines.get(r.row.id), opened));
+    }
     this.opened = opened;
     return lines;
   }
 
   /** The held lines with those of the named routes (`ids`: the held ones, so lines that left them are seen to) read again. */
-  private patchLines(held: RegistrySnapshot, ids: string[], rows: { row: LineRow; routes: RouteMembership[] }[]): Map<string, CachedLine> {
+  private patchLines(held: RegistrySnapshot, ids: string[], rows: (VersionedLineRow | KeptLine)[]): Map<string, CachedLine> {
     const lines = new Map(held.lines);
-    const read = new Set(rows.map(({ row }) => row.id));
+    const read = new Set(rows.map((r) => ("kept" in r ? r.kept.id : r.row.id)));
     for (const id of ids) if (!read.has(id)) lines.delete(id); // deleted
     let added = false;
-    for (const { row, routes } of rows) {
-      const old = held.lines.get(row.id);
+    for (const r of rows) {
+      if ("kept" in r) {
+        lines.set(r.kept.id, this.keep(r, this.opened));
+        continue;
+      }
+      const old = held.lines.get(r.row.id);
       if (!old) added = true;
-      lines.set(row.id, this.lineOf(row, routes, old, this.opened));
+      lines.set(r.row.id, this.lineOf(r, old, this.opened));
     }
     // A line already held keeps its place; a new one goes where a full load would list it (by name).
     return added ? new Map([...lines].sort(([, a], [, b]) => byName.compare(a.name, b.name))) : lines;
   }
 
-  /** The held line itself when its row and memberships are the same; else a new one (its key opened once). */
-  private lineOf(row: LineRow, routes: RouteMembership[], old: CachedLine | undefined, opened: Map<string, string>): CachedLine {
-    const oldRow = old && this.rowOf.get(old);
-    if (old && oldRow && sameRow(oldRow, row)) {
-      if (row.apiKeyEnc && old.apiKey !== null) opened.set(row.apiKeyEnc, old.apiKey);
-      if (sameMemberships(old.routes, routes)) return old;
-      // Only its memberships moved (a reweighting): the same key and headers objects.
-      const line: CachedLine = { ...old, routes };
-      this.rowOf.set(line, row);
-      return line;
+  /** A held line whose row is the same: itself when its memberships are the same too (its key stays opened). */
+  private keep({ kept, held, routes }: KeptLine, opened: Map<string, string>): CachedLine {
+    if (held.row.apiKeyEnc && kept.apiKey !== null) opened.set(held.row.apiKeyEnc, kept.apiKey);
+    if (sameMemberships(kept.routes, routes)) {
+      this.rowOf.set(kept, held); // the same content, maybe under a new version (a write that changed nothing)
+      return kept;
     }
+    // Only its memberships moved (a reweighting): the same key and headers objects.
+    const line: CachedLine = { ...kept, routes };
+    this.rowOf.set(line, held);
+    return line;
+  }
+
+  /**
+   * The held line itself when its row and memberships are the same; else a new one (its key opened
+   * once). Rows read whole are compared whole (the whole read every FULL_RELOAD_MS trusts no version).
+   */
+  private lineOf(read: VersionedLineRow, old: CachedLine | undefined, opened: Map<string, string>): CachedLine {
+    const { row, version, routes } = read;
+    const was = old && this.rowOf.get(old);
+    if (old && was && sameRow(was.row, row)) {
+      return this.keep({ kept: old, held: { row, version }, routes }, opened);
+    }
+    const oldRow = was?.row;
     let apiKey: string | null = null;
     if (row.apiKeyEnc) {
       // A sealed key read before opens to the same key: 10,000 lines reload without 10,000 decryptions.
@@ -328,7 +393,7 @@ export class RegistryCache {
       }
     }
     const line: CachedLine = { ...toLine(row, routes), apiKey, headers };
-    this.rowOf.set(line, row);
+    this.rowOf.set(line, { row, version });
     return line;
   }
 

@@ -108,6 +108,48 @@ describe("RegistryCache", () => {
     expect([...whole.lines.values()].find((l) => l.name === "o2")).toBe(byName.get("o2"));
   });
 
+  it("a whole reload with a snapshot held re-reads only the rows whose version moved, and sees every edit", async () => {
+    const secrets = createSecretBox(randomBytes(32).toString("hex"));
+    const own = new RegistryCache({ database, clock, secrets, logger: silentLogger });
+    await insertLine(database.db, lineRow("k1", { apiKeyEnc: secrets.encrypt("sk-one"), headers: { "x-h": true } }));
+    await insertLine(database.db, lineRow("k3", { apiKeyEnc: secrets.encrypt("sk-three") }));
+    const before = await own.get();
+    const line = (s: RegistrySnapshot, name: string) => [...s.lines.values()].find((l) => l.name === name);
+    // Outside the API (a whole reload is what such an edit gets): every weight, one key, one deletion,
+    // one new line, one write that changes nothing.
+    await database.db.execute(sql`update route_lines set weight = weight + 1`);
+    await database.db.execute(sql`update lines set api_key_enc = ${secrets.encrypt("sk-three-new")} where name = 'k3'`);
+    await database.db.execute(sql`delete from lines where name = 'o2'`);
+    await database.db.execute(
+      sql`insert into lines (name, tier, protocol, base_url, model) values ('k2', 'paid', 'openai-chat', 'http://x/v1', 'm')`,
+    );
+    await database.db.execute(sql`update lines set model = model where name = 'a'`);
+    own.invalidate();
+    const after = await own.get();
+    expect([...after.lines.values()].map((l) => l.name)).toEqual(names(after));
+    expect(names(after)).toEqual([...names(before).filter((n) => n !== "o2"), "k2"].sort());
+    for (const l of before.lines.values()) {
+      const now = line(after, l.name);
+      if (l.name === "o2") expect(now).toBeUndefined();
+      else expect(now?.routes).toEqual(l.routes.map((m) => ({ route: m.route, weight: m.weight + 1 })));
+    }
+    // Reweighted only: the same key and headers (objects the publisher keys its caches on).
+    expect(line(after, "k1")?.apiKey).toBe("sk-one");
+    expect(line(after, "k1")?.headers).toBe(line(before, "k1")?.headers);
+    expect(line(after, "k3")?.apiKey).toBe("sk-three-new");
+    expect(line(after, "k2")).toMatchObject({ baseUrl: "http://x/v1", routes: [] });
+    expect(line(after, "a")?.model).toBe(line(before, "a")?.model);
+    // Nothing moved since: every line is the same object.
+    own.invalidate();
+    const again = await own.get();
+    for (const l of again.lines.values()) expect(l).toBe(after.lines.get(l.id));
+    // And the whole read every 5 minutes, which trusts no version, agrees.
+    clock.advance(5 * 60_000 + 1);
+    own.invalidate();
+    const whole = await own.get();
+    for (const l of whole.lines.values()) expect(l).toBe(after.lines.get(l.id));
+  });
+
   it("reads the routes a notification names, and everything for an empty or foreign payload", () => {
     expect(parseRegistryChange(JSON.stringify({ routes: ["chat", "other"] }))).toEqual({ routes: ["chat", "other"] });
     expect(parseRegistryChange("")).toBe("all");

@@ -1,3 +1,4 @@
+import { executeRows } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../apps/control-plane/src/logger";
@@ -85,6 +86,35 @@ describe("table publisher", () => {
     const after = (await res.json()) as Table;
     expect(after.version).toBe(before.version + 1);
     expect(after.lines).toEqual(before.lines);
+  });
+
+  it("stores lines without lineId, and reads rows of both shapes as the same table (no new version)", async () => {
+    const storedLines = async (route: string) =>
+      executeRows<{ lines: Record<string, unknown>[] }>(
+        await cp.database.db.execute(sql`select lines from published_tables where route_name = ${route}`),
+      )[0]?.lines ?? [];
+    const lines = await storedLines("r-b");
+    expect(lines.length).toBeGreaterThan(0);
+    for (const l of lines) {
+      expect(l).not.toHaveProperty("lineId");
+      expect(typeof l.id).toBe("string");
+    }
+    const res = await cp.request("/v1/tables/r-b");
+    const body = await res.text();
+    const etag = res.headers.get("etag");
+    // The shape the version before wrote (lineId and id), as a replica of it may still write it.
+    await cp.database.db.execute(
+      sql`update published_tables set lines = (select jsonb_agg(l || jsonb_build_object('lineId', l->'id')) from jsonb_array_elements(lines) l) where route_name = 'r-b'`,
+    );
+    expect((await storedLines("r-b"))[0]).toHaveProperty("lineId");
+    cp = await cp.restart();
+    const again = await cp.request("/v1/tables/r-b");
+    expect(await again.text()).toBe(body);
+    expect(again.headers.get("etag")).toBe(etag);
+    await cp.engine.publisher.recompute(["r-b"]);
+    const after = await cp.request("/v1/tables/r-b");
+    expect(await after.text()).toBe(body);
+    expect(after.headers.get("etag")).toBe(etag);
   });
 
   it("keeps its per-route index across changes that name their routes as if it were built again", async () => {

@@ -14,6 +14,7 @@ import {
   toRouteTable,
 } from "@linewatch/core";
 import {
+  canCompressLz4,
   type EventInsert,
   healthChangedSince,
   listPublishedTables,
@@ -127,6 +128,8 @@ export class TablePublisher {
   /** Routes announced by NOTIFY and not read yet: a burst of publishes is read in one query. */
   private announced = new Set<string>();
   private reading: Promise<void> | null = null;
+  /** Whether new versions go into TOAST with lz4 (see writePublishedTables); found out at start. */
+  private lz4 = false;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger">,
@@ -134,6 +137,7 @@ export class TablePublisher {
   ) {}
 
   async start(): Promise<void> {
+    this.lz4 = await canCompressLz4(this.deps.database.db);
     this.take(await listPublishedTables(this.deps.database.db));
     this.unlisten = await this.deps.database.listen(
       TABLES_CHANNEL,
@@ -459,7 +463,7 @@ export class TablePublisher {
           });
         }
       }
-      await writePublishedTables(tx, tables, eventRows, TABLES_CHANNEL);
+      await writePublishedTables(tx, tables, eventRows, TABLES_CHANNEL, { lz4: this.lz4 });
       return { tables, inputs, read };
     });
     // Committed: what was read and published is now what this replica holds.

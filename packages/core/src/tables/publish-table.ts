@@ -40,7 +40,10 @@ export interface TablePublishedEffect {
   probeIds: string[];
 }
 
-/** What of a line makes a table different: its weight (the default), or more (see publishedLineKey). */
+/**
+ * What of a line makes a table different: its weight (the default), or more (see publishedLineKey).
+ * Two lines with different lineIds never have the same key (the key names the line).
+ */
 export type LineKey<L extends TableLine> = (line: L) => string;
 
 const weightKey: LineKey<TableLine> = (l) => `${l.lineId}=${l.weight}`;
@@ -55,11 +58,23 @@ export function tableKey<L extends TableLine>(t: { mode: TableMode; lines: reado
   return `${t.mode}|${keys.join(",")}`;
 }
 
-export const sameTable = <L extends TableLine>(
+export function sameTable<L extends TableLine>(
   a: { mode: TableMode; lines: readonly L[] },
   b: { mode: TableMode; lines: readonly L[] },
   lineKey: LineKey<L> = weightKey,
-): boolean => a.mode === b.mode && a.lines.length === b.lines.length && tableKey(a, lineKey) === tableKey(b, lineKey);
+): boolean {
+  if (a.mode !== b.mode || a.lines.length !== b.lines.length) return false;
+  // The usual case: the same lines in the same order, each once. Then the tables are the same when each
+  // line's key is (a key names its line), and the first line that differs ends the comparison.
+  const seen = new Set<string>();
+  for (let i = 0; i < a.lines.length; i++) {
+    const id = (a.lines[i] as L).lineId;
+    if (id !== (b.lines[i] as L).lineId || seen.has(id)) return tableKey(a, lineKey) === tableKey(b, lineKey);
+    seen.add(id);
+  }
+  for (let i = 0; i < a.lines.length; i++) if (lineKey(a.lines[i] as L) !== lineKey(b.lines[i] as L)) return false;
+  return true;
+}
 
 export interface PublishResult<L extends TableLine = TableLine> {
   table: PublishedTable<L>;

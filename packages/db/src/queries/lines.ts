@@ -2,6 +2,7 @@ import type { AdminState, Line, Protocol, RouteMembership, Tier } from "@linewat
 import { and, asc, eq, inArray, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lines, routeLines } from "../schema/index";
+import { executeRows } from "./probe-results";
 
 export type LineRow = typeof lines.$inferSelect;
 
@@ -71,17 +72,73 @@ export async function listLineRows(db: Db): Promise<{ row: LineRow; routes: Rout
 }
 
 /**
- * The lines that are members of these routes or have these ids, each with all its memberships: what
- * a registry cache re-reads after a change that named its routes, instead of every line.
+ * A line row's version: its xmin, the transaction that wrote this version of the row. Every change
+ * of a row writes a new version under the writing transaction's id, so a committed row read again
+ * with the same version has the same content (for xmin to come round again, 2^32 transactions must
+ * pass between two writes of the row and the second land on the same id).
  */
-export async function listLineRowsOf(
+const rowVersion = sql<string>`${lines}.xmin::text`;
+
+/** A line's row with its version (see listLineVersions) and memberships. */
+export interface VersionedLineRow {
+  row: LineRow;
+  version: string;
+  routes: RouteMembership[];
+}
+
+/**
+ * Every line's id and row version, by name, with every line's memberships: in one statement that
+ * reads no row's columns, so a registry cache holding most lines reads 10,000 of them in a few
+ * milliseconds and fetches only the rows whose version moved (listVersionedLineRows).
+ */
+export async function listLineVersions(db: Db): Promise<{ id: string; version: string; routes: RouteMembership[] }[]> {
+  const result = await db.execute(sql`
+    select
+      (select coalesce(string_agg(l.id::text || ' ' || l.xmin::text, ',' order by l.name), '') from ${lines} l) as versions,
+      (select coalesce(json_agg(json_build_array(m.line_id, m.route_name, m.weight) order by m.route_name), '[]'::json)::text
+        from ${routeLines} m) as memberships`);
+  const row = executeRows<{ versions: string; memberships: string }>(result)[0];
+  const byLine = new Map<string, RouteMembership[]>();
+  for (const [lineId, route, weight] of JSON.parse(row?.memberships ?? "[]") as [string, string, number][]) {
+    const list = byLine.get(lineId);
+    if (list) list.push({ route, weight });
+    else byLine.set(lineId, [{ route, weight }]);
+  }
+  if (!row?.versions) return [];
+  return row.versions.split(",").map((item) => {
+    const id = item.slice(0, 36);
+    return { id, version: item.slice(37), routes: byLine.get(id) ?? [] };
+  });
+}
+
+/**
+ * Lines with their row versions: every line ("all", as listLineRows); the lines that are members of
+ * these routes or have these ids, each with all its memberships (what a registry cache re-reads
+ * after a change that named its routes, instead of every line); or only the lines with these ids,
+ * without memberships (`only`: what listLineVersions found changed; their memberships came with it).
+ */
+export async function listVersionedLineRows(
   db: Db,
-  which: { routes: string[]; ids: string[] },
-): Promise<{ row: LineRow; routes: RouteMembership[] }[]> {
+  which: "all" | { routes: string[]; ids: string[] } | { only: string[] },
+): Promise<VersionedLineRow[]> {
+  const columns = { row: lines, version: rowVersion };
+  if (which === "all") {
+    const [rows, members] = await Promise.all([db.select(columns).from(lines).orderBy(asc(lines.name)), membershipsOf(db, "all")]);
+    return rows.map((r) => ({ row: r.row, version: r.version, routes: members.get(r.row.id) ?? [] }));
+  }
+  if ("only" in which) {
+    if (which.only.length === 0) return [];
+    const rows = await db
+      .select(columns)
+      .from(lines)
+      .where(sql`${lines.id} = any(${`{${which.only.join(",")}}`}::uuid[])`)
+      .orderBy(asc(lines.name));
+    return rows.map((r) => ({ row: r.row, version: r.version, routes: [] }));
+  }
   const onRoutes = db.select({ id: routeLines.lineId }).from(routeLines).where(inArray(routeLines.routeName, which.routes));
   const [rows, memberships] = await Promise.all([
     db
-      .select()
+      .select(columns)
       .from(lines)
       .where(or(inArray(lines.id, onRoutes), inArray(lines.id, which.ids)))
       .orderBy(asc(lines.name)),
@@ -97,7 +154,7 @@ export async function listLineRowsOf(
     if (list) list.push({ route: r.routeName, weight: r.weight });
     else byLine.set(r.lineId, [{ route: r.routeName, weight: r.weight }]);
   }
-  return rows.map((row) => ({ row, routes: byLine.get(row.id) ?? [] }));
+  return rows.map((r) => ({ row: r.row, version: r.version, routes: byLine.get(r.row.id) ?? [] }));
 }
 
 export async function listLines(db: Db) {

@@ -5,9 +5,13 @@ import {
   computeTable,
   isPanicEligible,
   isUsable,
+  type PublishedLine,
   type PublishedTable,
+  publishedLineKey,
   publishTable,
+  sameTable,
   type TableMember,
+  type TableMode,
   type TableRoute,
   TOTAL_WEIGHT,
   tableKey,
@@ -152,6 +156,62 @@ describe("table properties", () => {
         expect(members).toEqual(copy);
       }),
       { numRuns: 200 },
+    );
+  });
+
+  it("sameTable is the same-content relation (mode, each line's key, whatever the order), in its fast path too", () => {
+    // Tables of a few lines from a small pool of values, so equal tables come up often: the same lines in
+    // the same order (the fast path), shuffled, with one line twice, or with one value moved.
+    const lineArb = fc.record({
+      lineId: fc.constantFrom("a", "b", "c", "d"),
+      weight: fc.constantFrom(0, 5000, 10000),
+      name: fc.constantFrom("x", "y"),
+      baseUrl: fc.constantFrom("u", "v"),
+      credentials: fc.constantFrom("r1", "r2"),
+    });
+    const toLine = (l: { lineId: string; weight: number; name: string; baseUrl: string; credentials: string }): PublishedLine => ({
+      ...l,
+      id: l.lineId,
+      tier: "paid",
+      state: "healthy",
+      protocol: "openai-chat",
+      model: "m",
+    });
+    const tableArb = fc.record({
+      mode: fc.constantFrom<TableMode>("normal", "panic"),
+      lines: fc.array(lineArb.map(toLine), { maxLength: 5 }),
+    });
+    const pairArb = fc.oneof(
+      fc.tuple(tableArb, tableArb),
+      tableArb.chain((t) =>
+        fc.tuple(
+          fc.constant(t),
+          fc.oneof(
+            fc.constant(structuredClone(t)),
+            fc.shuffledSubarray(t.lines, { minLength: t.lines.length, maxLength: t.lines.length }).map((lines) => ({ ...t, lines })),
+            fc.nat().map((i) => ({
+              ...t,
+              lines: t.lines.map((l, j) => (j === i % Math.max(1, t.lines.length) ? { ...l, weight: 10000 - l.weight } : l)),
+            })),
+            fc
+              .nat()
+              .map((i) => ({ ...t, lines: t.lines.map((l, j) => (j === i % Math.max(1, t.lines.length) ? { ...l, baseUrl: "w" } : l)) })),
+          ),
+        ),
+      ),
+    );
+    fc.assert(
+      fc.property(pairArb, ([a, b]) => {
+        for (const key of [undefined, publishedLineKey]) {
+          const sorted = (t: typeof a) =>
+            `${t.mode}|${t.lines
+              .map(key ?? ((l) => `${l.lineId}=${l.weight}`))
+              .sort()
+              .join(",")}`;
+          expect(sameTable(a, b, key)).toBe(sorted(a) === sorted(b));
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });
