@@ -1,6 +1,7 @@
-import { mulberry32 } from "@linewatch/core";
+import { DEFAULT_HEALTH_POLICY, mulberry32, partitionReplay, type ReplayLine } from "@linewatch/core";
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startReplayParts } from "../../../apps/control-plane/src/replay/replay-parts";
 import { runReplay } from "../../../apps/control-plane/src/replay/run-replay";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
@@ -121,5 +122,42 @@ describe("a policy replay in parts (worker threads)", () => {
       { workers: 2, partsFrom: 0 },
     );
     expect(again.results).toBeGreaterThan(100);
+  }, 60_000);
+
+  it("a part that fails rejects the replay with its error, and the process goes on", async () => {
+    const line = (id: string, route: string): ReplayLine => ({
+      id,
+      name: id,
+      tier: "paid",
+      adminState: "active",
+      maxShare: null,
+      routes: [{ route, weight: 100 }],
+    });
+    const lines = [line("00000000-0000-4000-8000-000000000001", "x"), line("00000000-0000-4000-8000-000000000002", "y")];
+    const parts = partitionReplay(
+      lines,
+      [
+        { name: "x", freeShareCap: 0.2, onAllDown: "fail-open" },
+        { name: "y", freeShareCap: 0.2, onAllDown: "fail-open" },
+      ],
+      2,
+    );
+    expect(parts).toHaveLength(2);
+    // The second line has no policy: its part cannot start its replay.
+    const parted = startReplayParts(parts, {
+      from: 0,
+      to: 3_600_000,
+      sampleWeights: new Map(),
+      policies: new Map([[lines[0]?.id ?? "", DEFAULT_HEALTH_POLICY]]),
+      scoring: null,
+      rescoring: false,
+      timelineLine: null,
+    });
+    try {
+      await expect(parted.finish()).rejects.toThrow(/no policy for line 00000000-0000-4000-8000-000000000002/);
+    } finally {
+      await parted.stop();
+    }
+    expect((await cp.request("/healthz")).status).toBe(200);
   }, 60_000);
 });

@@ -23,7 +23,8 @@ function startWorker(workerData: PartSetup): Worker {
   const bundled = (globalThis as { __linewatchWorkers?: Record<string, string> }).__linewatchWorkers?.["replay-worker"];
   if (bundled) return new Worker(new URL(bundled), { workerData });
   const source = JSON.stringify(new URL("./replay-worker.ts", import.meta.url).href);
-  const boot = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${source}, ${source})).catch((error) => { console.error(error); process.exit(1); });`;
+  // Not caught: a failure to load or start rejects, and the worker's "error" event carries it.
+  const boot = `import("tsx/esm/api").then(({ tsImport }) => tsImport(${source}, ${source}));`;
   return new Worker(boot, { eval: true, workerData });
 }
 
