@@ -137,9 +137,9 @@ export class CopyRows {
     return this.ended && this.rest.length === 0;
   }
 
-  /** Whether a bare stream ended on a row's end. */
-  get drained(): boolean {
-    return this.rest.length === 0;
+  /** After the stream's last chunk: throws when it was cut off before its trailer. */
+  end(): void {
+    if (!this.complete) throw new Error("the COPY stream ended before its trailer");
   }
 }
 
@@ -177,6 +177,11 @@ export class CopyResultParser {
   /** Whether the stream's trailer came (a stream that stops before it was cut off). */
   get complete(): boolean {
     return this.rows.complete;
+  }
+
+  /** After the stream's last chunk: throws when it was cut off before its trailer. */
+  end(): void {
+    this.rows.end();
   }
 
   private intern(buf: Buffer, at: number): string {
@@ -248,7 +253,7 @@ export async function* copyResultBatches(
     const batch = parser.push(chunk);
     if (batch.length > 0) yield batch;
   }
-  if (!parser.complete) throw new Error("the COPY stream ended before its trailer");
+  parser.end();
 }
 
 /** The bytes of a `COPY … TO STDOUT`, as they arrive; aborting or breaking off cancels it on the server. */

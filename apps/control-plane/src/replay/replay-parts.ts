@@ -122,8 +122,8 @@ export interface PartedReplay {
   copyChunk(chunk: Buffer): Promise<number>;
   /** A page of results, in order. */
   rows(page: readonly ReplayResult[]): Promise<void>;
-  /** Whether the COPY stream's trailer came. */
-  readonly copyComplete: boolean;
+  /** After the COPY stream's last chunk: throws when it was cut off before its trailer. */
+  copyEnd(): void;
   /** Every part's run, merged. */
   finish(): Promise<ReplayRun>;
   /** Stops every worker (after finish, or on an error or abort). */
@@ -172,8 +172,8 @@ export function startReplayParts(parts: ReplayPart[], setup: Omit<PartSetup, "pa
       }
       await flushFull();
     },
-    get copyComplete() {
-      return copy.complete;
+    copyEnd() {
+      copy.end();
     },
     async finish() {
       for (const b of buffers) await b.flush();

@@ -260,7 +260,7 @@ export async function runReplay(
     try {
       if (client !== null) {
         for await (const chunk of copyChunks(client, copyStatement(copy, rescoring), opts.signal)) progress(await parted.copyChunk(chunk));
-        if (!parted.copyComplete) throw new Error("the COPY stream ended before its trailer");
+        parted.copyEnd();
       } else
         await readAhead(pages(), opts.signal, async (page) => {
           await parted.rows(page);
