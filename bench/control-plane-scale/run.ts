@@ -2,7 +2,20 @@
 // Every figure comes with a baseline measured in the same run. 127.0.0.1 only; every part is
 // bounded in count and time (about 6 minutes in all; --quick about 3).
 //
-//   npx tsx bench/control-plane-scale/run.ts [--quick] [--json out.json] [--parts tables,longpoll,publish,replicas]
+//   npx tsx bench/control-plane-scale/run.ts [options]
+//
+//    --parts LIST           tables,longpoll,publish,replicas (default: all four)
+//    --db postgres|pglite   PostgreSQL at DATABASE_URL (default) or embedded PGlite (parts 1–3)
+//    --quick                shorter windows, one round
+//    --json FILE            also write the figures as JSON
+//    --waiters N            long-polling routers in part 2 (default 1000, at most 5000)
+//    --publish-lines N      lines in part 3 (default 10000)
+//    --publish-routes N     routes in part 3 (default 100)
+//    --publish-rounds N     part 3's three change steps this many times, medians printed (default 3; --quick 1)
+//    --replica-lines N      lab lines in part 4's first scenario (default 400)
+//    --max-in-flight N      LINEWATCH_MAX_IN_FLIGHT in part 4's first scenario (default 32)
+//    --cpu-prof DIR         write a CPU profile of each control-plane child process into DIR (node --cpu-prof)
+//    --tsx                  run the control-plane children through tsx instead of from a bundle (as npm start runs it)
 //
 // 1. tables    table endpoint answers/s: 200 with a router token (credentials added per request),
 //              200 with a viewer token, 304 (If-None-Match), next to GET /healthz on the same process.
@@ -18,14 +31,13 @@
 // PostgreSQL: replicas share it). The control plane of parts 1, 2 and 4 is the real main.ts in a
 // child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
 
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { computeTable, initialHealth, type TableMember } from "@linewatch/core";
 import {
   createDb,
@@ -44,30 +56,14 @@ import { silentLogger } from "../../apps/control-plane/src/logger";
 import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
+import { benchArgs } from "../args";
 import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
 
-const USAGE = `Usage: npx tsx bench/control-plane-scale/run.ts [options]
-
-  --parts LIST           tables,longpoll,publish,replicas (default: all four)
-  --db postgres|pglite   PostgreSQL at DATABASE_URL (default) or embedded PGlite (parts 1–3)
-  --quick                shorter windows, one round
-  --json FILE            also write the figures as JSON
-  --waiters N            long-polling routers in part 2 (default 1000, at most 5000)
-  --publish-lines N      lines in part 3 (default 10000)
-  --publish-routes N     routes in part 3 (default 100)
-  --publish-rounds N     part 3's three change steps this many times, medians printed (default 3; --quick 1)
-  --replica-lines N      lab lines in part 4's first scenario (default 400)
-  --max-in-flight N      LINEWATCH_MAX_IN_FLIGHT in part 4's first scenario (default 32)
-  --cpu-prof DIR         write a CPU profile of each control-plane child process into DIR (node --cpu-prof)
-  -h, --help             this text
-`;
-
-const argOptions = {
-  help: { type: "boolean", short: "h", default: false },
+const args = benchArgs(import.meta.url, {
   quick: { type: "boolean", default: false },
   db: { type: "string", default: "postgres" },
   parts: { type: "string", default: "tables,longpoll,publish,replicas" },
@@ -79,22 +75,8 @@ const argOptions = {
   "replica-lines": { type: "string", default: "400" },
   "max-in-flight": { type: "string", default: "32" },
   "cpu-prof": { type: "string" },
-} as const;
-
-function readArgs() {
-  try {
-    return parseArgs({ options: argOptions }).values;
-  } catch (error) {
-    // An unknown or malformed option: say which, and how to ask for the list.
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-    process.exit(2);
-  }
-}
-const args = readArgs();
-if (args.help) {
-  process.stdout.write(USAGE);
-  process.exit(0);
-}
+  tsx: { type: "boolean", default: false },
+});
 const quick = args.quick ?? false;
 const parts = new Set((args.parts ?? "").split(","));
 const usePg = args.db !== "pglite";
@@ -135,9 +117,27 @@ process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
+/**
+ * The control plane as `npm start` runs it: serve.ts bundled by apps/control-plane/build.mjs (no tsx
+ * loader, no per-closure name bookkeeping), built once per run; through tsx with --tsx.
+ */
+let bundled: string | null = null;
+function serveArgs(): string[] {
+  if (args.tsx) return ["--import", "tsx", join(here, "serve.ts")];
+  if (!bundled) {
+    const out = join(here, "dist", "serve.mjs");
+    execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), join(here, "serve.ts"), out], {
+      cwd: root,
+      stdio: "inherit",
+    });
+    bundled = out;
+  }
+  return [bundled];
+}
+
 async function startChild(env: Record<string, string>): Promise<Child> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
-  const proc = spawn(process.execPath, [...profile, "--expose-gc", "--import", "tsx", join(here, "serve.ts")], {
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...serveArgs()], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

@@ -2,19 +2,24 @@
 // H hours (default 6) of probe history at 4 probes per line per 45 s, opened in Debian's chromium.
 // Prints figures; asserts nothing. PostgreSQL when DATABASE_URL is set, else PGlite.
 //   npx tsx bench/dashboard/run.ts [--lines 200] [--hours 6] [--runs 5] [--screenshot /tmp/dashboard.png]
-import type { Database } from "@linewatch/db";
+import { createDb, type Database } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { chromium } from "playwright-core";
 import { startTestControlPlane, type TestControlPlane } from "../../test/helpers/control-plane";
+import type { TestDatabase } from "../../test/helpers/test-db";
+import { benchArgs } from "../args";
+import { scratchDatabase } from "../scratch-database";
 import { retried, seed } from "./seed";
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const LINES = Number(arg("lines") ?? 200);
-const HOURS = Number(arg("hours") ?? 6);
-const RUNS = Number(arg("runs") ?? 5);
+const args = benchArgs(import.meta.url, {
+  lines: { type: "string", default: "200" },
+  hours: { type: "string", default: "6" },
+  runs: { type: "string", default: "5" },
+  screenshot: { type: "string" },
+});
+const LINES = Number(args.lines);
+const HOURS = Number(args.hours);
+const RUNS = Number(args.runs);
 const ADMIN = "bench-dashboard-admin-token-0123456789";
 
 const median = (xs: number[]) => {
@@ -37,7 +42,16 @@ async function timeGet(cp: TestControlPlane, path: string): Promise<{ ms: number
   return { ms: performance.now() - t, bytes: body.byteLength };
 }
 
-const cp = await startTestControlPlane({ env: { LINEWATCH_ADMIN_TOKEN: ADMIN } });
+// A database of the run's own (the test helpers' copies of a migrated template exist only under vitest).
+const scratch = await scratchDatabase({ pgBase: process.env.DATABASE_URL ?? null, prefix: "lw_bench_dashboard" });
+const testDb: TestDatabase = {
+  kind: scratch.kind,
+  url: scratch.kind === "postgres" ? scratch.url : undefined,
+  dataDir: scratch.kind === "pglite" ? scratch.dataDir : "",
+  open: () => createDb(scratch.kind === "postgres" ? { url: scratch.url } : { dataDir: scratch.dataDir }),
+  dispose: scratch.drop,
+};
+const cp = await startTestControlPlane({ testDb, env: { LINEWATCH_ADMIN_TOKEN: ADMIN } });
 try {
   const t0 = performance.now();
   const { lineIds } = await seed(cp, { lines: LINES, hours: HOURS, token: ADMIN });
@@ -63,7 +77,7 @@ try {
   for (let i = 0; i < RUNS; i++) poll.push((await timeGet(cp, "/dashboard/state.json")).ms);
   const day = await timeGet(cp, "/?hours=24");
   const linePage: number[] = [];
-  for (let i = 0; i < RUNS; i++) linePage.push((await timeGet(cp, `/lines/${lineIds[10]}`)).ms);
+  for (let i = 0; i < RUNS; i++) linePage.push((await timeGet(cp, `/lines/${lineIds[Math.min(10, lineIds.length - 1)]}`)).ms);
 
   const browser = await chromium.launch({
     executablePath: "/usr/bin/chromium",
@@ -121,7 +135,7 @@ try {
       };
     });
     runs.push({ ...m, wall });
-    const shot = arg("screenshot");
+    const shot = args.screenshot;
     if (shot && i === 0) await page.screenshot({ path: shot, fullPage: false });
     await context.close();
   }

@@ -1,7 +1,12 @@
+// Judgment under real noise (bench/README.md, "Judgment under real noise"): false cooldowns of
+// noisy working lines per line-day, flapping of a flaky free line, a slow downgrade against its own
+// baseline, and wrong answers, on the virtual-clock fleet of test/sim. Prints figures; asserts nothing.
+//   npx tsx bench/detection/judgment.ts [--seeds 10] [--only noisy,flaky,drift,wrong]
 import type { FaultSetting } from "../../packages/lab/src/modes";
 import { Fleet, type FleetLine } from "../../test/sim/fleet";
 import { mulberry32, seedFrom } from "../../test/sim/rng";
 import { lab, REAL_NOISE, type Respond, SIM_SAMPLES } from "../../test/sim/upstreams";
+import { benchArgs } from "../args";
 import { route, weightOf } from "./route";
 import { ThresholdCheck } from "./threshold";
 
@@ -10,13 +15,12 @@ const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
 const T0 = Date.UTC(2026, 10, 29);
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const SEEDS = Number(arg("seeds") ?? 10);
-const ONLY = arg("only")?.split(",");
-const wanted = (name: string) => !ONLY || ONLY.includes(name);
+const args = benchArgs(import.meta.url, {
+  seeds: { type: "string", default: "10" },
+  only: { type: "string", default: "noisy,flaky,drift,wrong" },
+});
+const SEEDS = Number(args.seeds);
+const wanted = (name: string) => args.only.split(",").includes(name);
 
 type LabOpts = Parameters<typeof lab>[0];
 const noisy = (name: string, seed: number, extra: Partial<LabOpts> = {}): Respond =>

@@ -1,11 +1,12 @@
 // Detection benchmark: time to weight 0 and the share of requests a bad line served, for five
 // silent faults, linewatch against a plain 2-failures rule and a status-code-only health check, all
 // at the same steady-state budget (4 probes per line per 45 s). Prints figures; asserts nothing.
-//   npx tsx bench/detection/run.ts [--runs 50] [--seed 1] [--kinds truncate,stale]
+//   npx tsx bench/detection/run.ts [--runs 50] [--seed 1] [--kinds truncate,stale] [--verbose]
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "../../packages/core/src/index";
 import { Fleet } from "../../test/sim/fleet";
 import { logNormal, mulberry32, seedFrom } from "../../test/sim/rng";
 import { BASE_LATENCY_MS, healthy, lab, SHIPPED, SIM_SAMPLES } from "../../test/sim/upstreams";
+import { benchArgs } from "../args";
 import { FAULT_KINDS, type FaultKind, type FaultPlan, faultyLine, planFault } from "./faults";
 import { BAD, route, weightOf } from "./route";
 import { ThresholdCheck } from "./threshold";
@@ -16,14 +17,16 @@ const DAY = 24 * HOUR;
 const INTERVAL_MS = 45_000;
 const T0 = Date.UTC(2026, 10, 29);
 
-const arg = (name: string): string | undefined => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
-const RUNS = Number(arg("runs") ?? 50);
-const SEED = Number(arg("seed") ?? 1);
-const VERBOSE = process.argv.includes("--verbose");
-const KINDS = (arg("kinds")?.split(",") ?? [...FAULT_KINDS]) as FaultKind[];
+const args = benchArgs(import.meta.url, {
+  runs: { type: "string", default: "50" },
+  seed: { type: "string", default: "1" },
+  kinds: { type: "string", default: FAULT_KINDS.join(",") },
+  verbose: { type: "boolean", default: false },
+});
+const RUNS = Number(args.runs);
+const SEED = Number(args.seed);
+const VERBOSE = args.verbose;
+const KINDS = args.kinds.split(",") as FaultKind[];
 
 type Timeline = Array<{ at: number; weight: number }>;
 

@@ -17,32 +17,21 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { startLab } from "@linewatch/lab";
 import postgres from "postgres";
+import { benchArgs } from "../args";
 import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 
-const { values: args } = parseArgs({
-  options: {
-    at: { type: "string", default: "60,360" },
-    lines: { type: "string", default: "4,100" },
-    db: { type: "string", default: "pglite,postgres" },
-    starts: { type: "string", default: "first,restart" },
-    trees: { type: "string", default: "after=." },
-    interval: { type: "string", default: "15" },
-    concurrency: { type: "string", default: "1" },
-    json: { type: "string" },
-    help: { type: "boolean", default: false },
-  },
+const args = benchArgs(import.meta.url, {
+  at: { type: "string", default: "60,360" },
+  lines: { type: "string", default: "4,100" },
+  db: { type: "string", default: "pglite,postgres" },
+  starts: { type: "string", default: "first,restart" },
+  trees: { type: "string", default: "after=." },
+  interval: { type: "string", default: "15" },
+  concurrency: { type: "string", default: "1" },
+  json: { type: "string" },
 });
-if (args.help) {
-  process.stdout.write(
-    `${readFileSync(new URL(import.meta.url), "utf8")
-      .split("\nimport ")[0]
-      ?.replace(/^\/\/ ?/gm, "")}\n`,
-  );
-  process.exit(0);
-}
 const list = (s: string | undefined) => (s ?? "").split(",").filter(Boolean);
 const checkpoints = list(args.at)
   .map(Number)

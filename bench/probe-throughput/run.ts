@@ -15,8 +15,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import postgres from "postgres";
+import { benchArgs } from "../args";
 import type { EngineOptions, EngineResult } from "./engine";
 import type { FloorOptions, FloorResult } from "./floor";
 import { type CpuProfile, formatSummary, summarizeProfile } from "./profile-summary";
@@ -25,23 +25,21 @@ import { procCpuMs } from "./shared";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
 
-const { values: args } = parseArgs({
-  options: {
-    lines: { type: "string", default: "100,1000" },
-    db: { type: "string", default: "postgres,pglite" },
-    interval: { type: "string", default: "45" },
-    seconds: { type: "string", default: "60" },
-    warmup: { type: "string", default: "50" },
-    latency: { type: "string", default: "50" },
-    jitter: { type: "string", default: "100" },
-    "max-in-flight": { type: "string", default: "64" },
-    "lines-per-route": { type: "string", default: "50" },
-    "no-floor": { type: "boolean", default: false },
-    "no-idle": { type: "boolean", default: false },
-    profile: { type: "boolean", default: false },
-    quick: { type: "boolean", default: false },
-    json: { type: "string" },
-  },
+const args = benchArgs(import.meta.url, {
+  lines: { type: "string", default: "100,1000" },
+  db: { type: "string", default: "postgres,pglite" },
+  interval: { type: "string", default: "45" },
+  seconds: { type: "string", default: "60" },
+  warmup: { type: "string", default: "50" },
+  latency: { type: "string", default: "50" },
+  jitter: { type: "string", default: "100" },
+  "max-in-flight": { type: "string", default: "64" },
+  "lines-per-route": { type: "string", default: "50" },
+  "no-floor": { type: "boolean", default: false },
+  "no-idle": { type: "boolean", default: false },
+  profile: { type: "boolean", default: false },
+  quick: { type: "boolean", default: false },
+  json: { type: "string" },
 });
 const quick = args.quick ?? false;
 const lineCounts = (quick ? "1000" : args.lines!).split(",").map((s) => Math.max(1, Math.min(5000, Number(s))));

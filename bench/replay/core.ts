@@ -6,15 +6,13 @@
 
 import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { parseArgs } from "node:util";
 import { DEFAULT_HEALTH_POLICY, PolicyReplay, type ReplayLine, type ReplayResult } from "@linewatch/core";
+import { benchArgs } from "../args";
 
-const { values: args } = parseArgs({
-  options: {
-    hours: { type: "string", default: "1" },
-    lines: { type: "string", default: "1000" },
-    failCount: { type: "string", default: "3" },
-  },
+const args = benchArgs(import.meta.url, {
+  hours: { type: "string", default: "1" },
+  lines: { type: "string", default: "1000" },
+  failCount: { type: "string", default: "3" },
 });
 const HOURS = Number(args.hours);
 const LINES = Number(args.lines);

@@ -17,7 +17,6 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 import { createDb, type Database, executeRows, replayResultPages } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { loadConfig } from "../../apps/control-plane/src/config";
@@ -25,22 +24,21 @@ import { silentLogger } from "../../apps/control-plane/src/logger";
 import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { runReplay } from "../../apps/control-plane/src/replay/run-replay";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
+import { benchArgs } from "../args";
 import { scratchDatabase } from "../scratch-database";
 
-const { values: args } = parseArgs({
-  options: {
-    db: { type: "string", default: "postgres" },
-    hours: { type: "string", default: "1,6,24" },
-    lines: { type: "string", default: "1000" },
-    "gen-budget-sec": { type: "string", default: "600" },
-    json: { type: "string" },
-    /** Use this database as it is (kept after the run): the data is generated only when it has none. */
-    url: { type: "string" },
-    /** Skip the read-only baselines (pages, COPY): the replay's figures only. */
-    "no-baseline": { type: "boolean", default: false },
-    /** Worker threads for the replay (default: the control plane's default); 1: none. */
-    workers: { type: "string" },
-  },
+const args = benchArgs(import.meta.url, {
+  db: { type: "string", default: "postgres" },
+  hours: { type: "string", default: "1,6,24" },
+  lines: { type: "string", default: "1000" },
+  "gen-budget-sec": { type: "string", default: "600" },
+  json: { type: "string" },
+  /** Use this database as it is (kept after the run): the data is generated only when it has none. */
+  url: { type: "string" },
+  /** Skip the read-only baselines (pages, COPY): the replay's figures only. */
+  "no-baseline": { type: "boolean", default: false },
+  /** Worker threads for the replay (default: the control plane's default); 1: none. */
+  workers: { type: "string" },
 });
 const usePg = args.db !== "pglite";
 

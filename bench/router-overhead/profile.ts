@@ -17,26 +17,24 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { Pool } from "undici";
+import { benchArgs } from "../args";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const { values: args } = parseArgs({
-  options: {
-    target: { type: "string", default: "router" },
-    connections: { type: "string", default: "1" },
-    stream: { type: "boolean", default: false },
-    seconds: { type: "string", default: "10" },
-    wrap: { type: "string", default: "" },
-    /** strace -c attached after the warm-up, for the measured requests only: its summary goes to this file. */
-    strace: { type: "string", default: "" },
-    "node-args": { type: "string", default: "" },
-    env: { type: "string", multiple: true, default: [] },
-    /** Another checkout (with node_modules) whose router to run. */
-    dir: { type: "string" },
-    /** Send SIGUSR2 after the measured run (with --node-args=--heapsnapshot-signal=SIGUSR2) and wait this many seconds. */
-    "signal-wait": { type: "string", default: "0" },
-  },
+const args = benchArgs(import.meta.url, {
+  target: { type: "string", default: "router" },
+  connections: { type: "string", default: "1" },
+  stream: { type: "boolean", default: false },
+  seconds: { type: "string", default: "10" },
+  wrap: { type: "string", default: "" },
+  /** strace -c attached after the warm-up, for the measured requests only: its summary goes to this file. */
+  strace: { type: "string", default: "" },
+  "node-args": { type: "string", default: "" },
+  env: { type: "string", multiple: true, default: [] },
+  /** Another checkout (with node_modules) whose router to run. */
+  dir: { type: "string" },
+  /** Send SIGUSR2 after the measured run (with --node-args=--heapsnapshot-signal=SIGUSR2) and wait this many seconds. */
+  "signal-wait": { type: "string", default: "0" },
 });
 
 const children: ChildProcess[] = [];

@@ -24,10 +24,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { mulberry32 } from "@linewatch/core";
 import { createWeightedPicker, type RouteTable } from "@linewatch/router-client";
 import { Pool } from "undici";
+import { benchArgs } from "../args";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -35,22 +35,20 @@ const vendor = join(root, "bench/.vendor");
 const portkeyEntry = join(vendor, "node_modules/@portkey-ai/gateway/build/start-server.js");
 const PORTKEY_VERSION = "1.15.2";
 
-const { values: args } = parseArgs({
-  options: {
-    slices: { type: "string", default: "8" },
-    "no-portkey": { type: "boolean", default: false },
-    "no-pick": { type: "boolean", default: false },
-    quick: { type: "boolean", default: false },
-    json: { type: "string" },
-    /** Comma-separated: router, router-nocheck, hono, bare-undici (direct and bare always run). */
-    targets: { type: "string" },
-    /** Scenarios to run, comma-separated: 1, 32, sse (default all). */
-    scenarios: { type: "string", default: "1,32,sse" },
-    /** `label=dir`, repeatable: a checkout of the repo (with node_modules) whose router runs as "apps/router at label". */
-    before: { type: "string", multiple: true },
-    /** Run every TypeScript target through tsx (as before) instead of from an esbuild bundle (as npm start runs the router). */
-    tsx: { type: "boolean", default: false },
-  },
+const args = benchArgs(import.meta.url, {
+  slices: { type: "string", default: "8" },
+  "no-portkey": { type: "boolean", default: false },
+  "no-pick": { type: "boolean", default: false },
+  quick: { type: "boolean", default: false },
+  json: { type: "string" },
+  /** Comma-separated: router, router-nocheck, hono, bare-undici (direct and bare always run). */
+  targets: { type: "string" },
+  /** Scenarios to run, comma-separated: 1, 32, sse (default all). */
+  scenarios: { type: "string", default: "1,32,sse" },
+  /** `label=dir`, repeatable: a checkout of the repo (with node_modules) whose router runs as "apps/router at label". */
+  before: { type: "string", multiple: true },
+  /** Run every TypeScript target through tsx (as before) instead of from an esbuild bundle (as npm start runs the router). */
+  tsx: { type: "boolean", default: false },
 });
 const quick = args.quick ?? false;
 const DEFAULT_TARGETS = "router,router-nocheck,hono";
