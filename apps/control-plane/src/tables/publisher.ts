@@ -45,8 +45,8 @@ export interface ServedTable {
   view: RouteTable;
   /** `"<version>"`. */
   etag: string;
-  /** `view` as JSON. */
-  body: string;
+  /** `view` as JSON, in UTF-8: written as it is, with no string to encode per answer. */
+  body: Buffer<ArrayBuffer>;
 }
 
 /** Registry-derived facts the publisher needs per snapshot: each route's lines and each line's policy. */
@@ -107,7 +107,7 @@ function credentialsRev(line: CachedLine): string {
 
 function serve(table: PublishedTable<PublishedLine>): ServedTable {
   const view = toRouteTable(table);
-  return { table, view, etag: `"${table.version}"`, body: JSON.stringify(view) };
+  return { table, view, etag: `"${table.version}"`, body: Buffer.from(JSON.stringify(view)) };
 }
 
 /**
@@ -117,7 +117,10 @@ function serve(table: PublishedTable<PublishedLine>): ServedTable {
 export class TablePublisher {
   private served = new Map<string, ServedTable>();
   /** The credentialed body of a served table, with the registry's lines it was made from (the keys come from them). */
-  private credentialed = new WeakMap<ServedTable, { snapshot: RegistrySnapshot; lines: (CachedLine | undefined)[]; body: string }>();
+  private credentialed = new WeakMap<
+    ServedTable,
+    { snapshot: RegistrySnapshot; lines: (CachedLine | undefined)[]; body: Buffer<ArrayBuffer> }
+  >();
   private waiters = new Map<string, Set<() => void>>();
   private unlisten: (() => Promise<void>) | null = null;
   private index: SnapshotIndex | null = null;
@@ -167,7 +170,7 @@ export class TablePublisher {
   }
 
   /** The table as a router token gets it: each line with its key and headers from `snapshot`. Built once per version and snapshot. */
-  credentialedBody(served: ServedTable, snapshot: RegistrySnapshot): string {
+  credentialedBody(served: ServedTable, snapshot: RegistrySnapshot): Buffer<ArrayBuffer> {
     const cached = this.credentialed.get(served);
     if (cached?.snapshot === snapshot) return cached.body;
     const lines = served.view.lines.map((l) => snapshot.lines.get(l.id));
@@ -176,7 +179,7 @@ export class TablePublisher {
       cached.snapshot = snapshot;
       return cached.body;
     }
-    const body = JSON.stringify(this.withCredentials(served.view, snapshot));
+    const body = Buffer.from(JSON.stringify(this.withCredentials(served.view, snapshot)));
     this.credentialed.set(served, { snapshot, lines, body });
     return body;
   }

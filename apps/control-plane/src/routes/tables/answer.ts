@@ -4,7 +4,7 @@ import type { ServedTable } from "../../tables/publisher";
 
 /** What `GET /v1/tables/:route` answers once the route has a served table: the same for the Hono route and the fast path. */
 export type TableAnswer =
-  | { status: 200; headers: Record<string, string>; body: string }
+  | { status: 200; headers: Record<string, string>; body: Buffer<ArrayBuffer> }
   | { status: 304; headers: Record<string, string>; body: null };
 
 /** Whether `If-None-Match` (`"42"`, W/"42", or a list) names this version. */

@@ -88,7 +88,7 @@ async function serveTable(
     outgoing.writeHead(200, answer.headers); // no length, as the Hono app answers a HEAD
     outgoing.end();
   } else {
-    outgoing.writeHead(200, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) });
+    outgoing.writeHead(200, { ...answer.headers, "content-length": answer.body.length });
     outgoing.end(answer.body);
   }
   return true;
