@@ -18,7 +18,8 @@
 //    --tsx                  run the control-plane children through tsx instead of from a bundle (as npm start runs it)
 //
 // 1. tables    table endpoint answers/s: 200 with a router token (credentials added per request),
-//              200 with a viewer token, 304 (If-None-Match), next to GET /healthz on the same process.
+//              200 with a viewer token, 304 (If-None-Match), next to GET /healthz on the same process;
+//              and the floor: a bare node:http server (floor.ts) answering the table's bytes next to 15 B.
 // 2. longpoll  1000 routers long-polling (?waitSec=60): RSS and heap of the control-plane process
 //              before and while they wait, and how fast all 1000 wake on one publish.
 // 3. publish   recompute + publish the tables of 100 routes over 10,000 lines (in this process), next
@@ -118,26 +119,25 @@ process.on("exit", () => {
 });
 
 /**
- * The control plane as `npm start` runs it: serve.ts bundled by apps/control-plane/build.mjs (no tsx
- * loader, no per-closure name bookkeeping), built once per run; through tsx with --tsx.
+ * A TypeScript process of this benchmark as `npm start` runs the control plane: bundled by
+ * apps/control-plane/build.mjs (no tsx loader, no per-closure name bookkeeping), once per run;
+ * through tsx with --tsx.
  */
-let bundled: string | null = null;
-function serveArgs(): string[] {
-  if (args.tsx) return ["--import", "tsx", join(here, "serve.ts")];
-  if (!bundled) {
-    const out = join(here, "dist", "serve.mjs");
-    execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), join(here, "serve.ts"), out], {
-      cwd: root,
-      stdio: "inherit",
-    });
-    bundled = out;
+const bundles = new Map<string, string>();
+function bundledArgs(file: string): string[] {
+  if (args.tsx) return ["--import", "tsx", join(here, file)];
+  let out = bundles.get(file);
+  if (!out) {
+    out = join(here, "dist", file.replace(/\.ts$/, ".mjs"));
+    execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), join(here, file), out], { cwd: root, stdio: "inherit" });
+    bundles.set(file, out);
   }
-  return [bundled];
+  return [out];
 }
 
 async function startChild(env: Record<string, string>): Promise<Child> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
-  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...serveArgs()], {
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...bundledArgs("serve.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -168,6 +168,25 @@ async function startChild(env: Record<string, string>): Promise<Child> {
     children.delete(proc);
   };
   return { url, pid: proc.pid!, proc, mem, stop };
+}
+
+/** floor.ts in its own process (bundled as the control plane is), answering `body` at /table. */
+async function startFloor(body: string, etag: string): Promise<{ url: string; pid: number; stop(): void }> {
+  const proc = spawn(process.execPath, bundledArgs("floor.ts"), { cwd: root, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  children.add(proc);
+  const port = await new Promise<number>((res, rej) => {
+    proc.once("message", (m: { port: number }) => res(m.port));
+    proc.once("exit", (code) => rej(new Error(`floor.ts exited with ${code}`)));
+    proc.send({ body, etag });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: proc.pid!,
+    stop: () => {
+      proc.kill("SIGTERM");
+      children.delete(proc);
+    },
+  };
 }
 
 async function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
@@ -384,34 +403,86 @@ async function tablesAndLongPolls() {
       out(
         `\n## tables: ${SLICES} slices of ${SLICE_MS / 1000} s per case in turn, ${CONNECTIONS} keep-alive connections, route of ${version.lines.length} lines`,
       );
-      const cases: [string, string, Record<string, string>, number][] = [
-        ["GET /healthz (baseline)", "/healthz", {}, 200],
-        ["GET /v1/tables/chat, router token → 200", "/v1/tables/chat", { authorization: `Bearer ${router}` }, 200],
-        ["GET /v1/tables/chat, viewer token → 200", "/v1/tables/chat", { authorization: `Bearer ${viewer}` }, 200],
-        [
-          "GET /v1/tables/chat, If-None-Match → 304",
-          "/v1/tables/chat",
-          { authorization: `Bearer ${router}`, "if-none-match": etagNow },
-          304,
-        ],
+      // The floor: a bare node:http server (floor.ts, its own process) answering /healthz's bytes
+      // and the router's table bytes, so the cost of the answer's size alone is measured beside ours.
+      const routerAnswer = await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } });
+      const routerBody = await routerAnswer.text();
+      const floor = await startFloor(routerBody, routerAnswer.headers.get("etag") ?? '"0"');
+      interface Case {
+        name: string;
+        url: string;
+        pid: number;
+        path: string;
+        headers: Record<string, string>;
+        status: number;
+        /** The case its ratios are taken against (the same server's small answer). */
+        base: number;
+      }
+      const ours = { url: cp.url, pid: cp.pid };
+      const cases: Case[] = [
+        { name: "GET /healthz (baseline)", ...ours, path: "/healthz", headers: {}, status: 200, base: 0 },
+        {
+          name: "GET /v1/tables/chat, router token → 200",
+          ...ours,
+          path: "/v1/tables/chat",
+          headers: { authorization: `Bearer ${router}` },
+          status: 200,
+          base: 0,
+        },
+        {
+          name: "GET /v1/tables/chat, viewer token → 200",
+          ...ours,
+          path: "/v1/tables/chat",
+          headers: { authorization: `Bearer ${viewer}` },
+          status: 200,
+          base: 0,
+        },
+        {
+          name: "GET /v1/tables/chat, If-None-Match → 304",
+          ...ours,
+          path: "/v1/tables/chat",
+          headers: { authorization: `Bearer ${router}`, "if-none-match": etagNow },
+          status: 304,
+          base: 0,
+        },
+        {
+          name: "floor: bare node:http, 15 B (its baseline)",
+          url: floor.url,
+          pid: floor.pid,
+          path: "/small",
+          headers: {},
+          status: 200,
+          base: 4,
+        },
+        {
+          name: `floor: bare node:http, the table's ${Buffer.byteLength(routerBody)} B`,
+          url: floor.url,
+          pid: floor.pid,
+          path: "/table",
+          headers: {},
+          status: 200,
+          base: 4,
+        },
       ];
       // Slices taken in turn, the order rotating each round, so the machine's other load falls on
       // every case alike; "vs baseline" is the median of the per-round ratios.
-      const pools = cases.map(() => new Pool(cp.url, { connections: CONNECTIONS, pipelining: 1 }));
-      for (const [k, [, path, headers, status]] of cases.entries()) await slice(pools[k]!, cp.pid, path, headers, status, 1000); // warm
+      const pools = cases.map((c) => new Pool(c.url, { connections: CONNECTIONS, pipelining: 1 }));
+      for (const [k, c] of cases.entries()) await slice(pools[k]!, c.pid, c.path, c.headers, c.status, 1000); // warm
       const slices: Slice[][] = cases.map(() => []);
       for (let round = 0; round < SLICES; round++) {
         for (let j = 0; j < cases.length; j++) {
           const k = (j + round) % cases.length;
-          const [, path, headers, status] = cases[k]!;
-          slices[k]!.push(await slice(pools[k]!, cp.pid, path, headers, status, SLICE_MS));
+          const c = cases[k]!;
+          slices[k]!.push(await slice(pools[k]!, c.pid, c.path, c.headers, c.status, SLICE_MS));
         }
       }
       await Promise.all(pools.map((p) => p.close()));
+      floor.stop();
       const rps = (x: Slice) => x.lat.length / x.seconds;
       const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-      const rows = cases.map(([name], k) => {
+      const rows = cases.map(({ name, base }, k) => {
         const mine = slices[k]!;
+        const theirs = slices[base]!;
         const lat = mine.flatMap((x) => x.lat).sort((a, b) => a - b);
         const seconds = mine.reduce((a, x) => a + x.seconds, 0);
         const cpu = mine.reduce((a, x) => a + x.cpuMs, 0);
@@ -422,8 +493,8 @@ async function tablesAndLongPolls() {
           p99Ms: round(pct(lat, 99), 2),
           serverCpuMsPerReq: round(cpu / lat.length, 3),
           requests: lat.length,
-          vsBaseline: round(median(mine.map((x, r) => rps(x) / rps(slices[0]![r]!))), 2),
-          cpuVsBaseline: round(median(mine.map((x, r) => x.cpuMs / x.lat.length / (slices[0]![r]!.cpuMs / slices[0]![r]!.lat.length))), 1),
+          vsBaseline: round(median(mine.map((x, r) => rps(x) / rps(theirs[r]!))), 2),
+          cpuVsBaseline: round(median(mine.map((x, r) => x.cpuMs / x.lat.length / (theirs[r]!.cpuMs / theirs[r]!.lat.length))), 1),
         };
       });
       for (const r of rows) {
