@@ -19,7 +19,8 @@
 //
 // 1. tables    table endpoint answers/s: 200 with a router token (credentials added per request),
 //              200 with a viewer token, 304 (If-None-Match), next to GET /healthz on the same process;
-//              and the floor: a bare node:http server (floor.ts) answering the table's bytes next to 15 B.
+//              and the floor: a bare node:http server (floor.ts) answering the table's bytes, with and
+//              without the token check, next to 15 B.
 // 2. longpoll  1000 routers long-polling (?waitSec=60): RSS and heap of the control-plane process
 //              before and while they wait, and how fast all 1000 wake on one publish.
 // 3. publish   recompute + publish the tables of 100 routes over 10,000 lines (in this process), next
@@ -170,14 +171,14 @@ async function startChild(env: Record<string, string>): Promise<Child> {
   return { url, pid: proc.pid!, proc, mem, stop };
 }
 
-/** floor.ts in its own process (bundled as the control plane is), answering `body` at /table. */
-async function startFloor(body: string, etag: string): Promise<{ url: string; pid: number; stop(): void }> {
+/** floor.ts in its own process (bundled as the control plane is), answering the table's `body` at /table and, after checking `token`, at /table-checked. */
+async function startFloor(answer: { body: string; etag: string; token: string }): Promise<{ url: string; pid: number; stop(): void }> {
   const proc = spawn(process.execPath, bundledArgs("floor.ts"), { cwd: root, stdio: ["ignore", "inherit", "inherit", "ipc"] });
   children.add(proc);
   const port = await new Promise<number>((res, rej) => {
     proc.once("message", (m: { port: number }) => res(m.port));
     proc.once("exit", (code) => rej(new Error(`floor.ts exited with ${code}`)));
-    proc.send({ body, etag });
+    proc.send(answer);
   });
   return {
     url: `http://127.0.0.1:${port}`,
@@ -407,7 +408,7 @@ async function tablesAndLongPolls() {
       // and the router's table bytes, so the cost of the answer's size alone is measured beside ours.
       const routerAnswer = await fetch(`${cp.url}/v1/tables/chat`, { headers: { authorization: `Bearer ${router}` } });
       const routerBody = await routerAnswer.text();
-      const floor = await startFloor(routerBody, routerAnswer.headers.get("etag") ?? '"0"');
+      const floor = await startFloor({ body: routerBody, etag: routerAnswer.headers.get("etag") ?? '"0"', token: router });
       interface Case {
         name: string;
         url: string;
@@ -460,6 +461,15 @@ async function tablesAndLongPolls() {
           pid: floor.pid,
           path: "/table",
           headers: {},
+          status: 200,
+          base: 4,
+        },
+        {
+          name: "floor: the same, after the token check",
+          url: floor.url,
+          pid: floor.pid,
+          path: "/table-checked",
+          headers: { authorization: `Bearer ${router}` },
           status: 200,
           base: 4,
         },
