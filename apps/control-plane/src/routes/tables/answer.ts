@@ -25,12 +25,18 @@ export async function tableAnswer(
   first: { served: ServedTable; snapshot: RegistrySnapshot },
   request: { router: boolean; ifNoneMatch: string | undefined; waitSec: number | undefined; signal?: AbortSignal },
 ): Promise<TableAnswer> {
-  let { served, snapshot } = first;
-  if (request.waitSec && namesVersion(request.ifNoneMatch, served)) {
-    await engine.publisher.waitForChange(route, served.table.version, request.waitSec * 1000, request.signal);
-    served = engine.publisher.servedTable(route) ?? served;
-    snapshot = await engine.registry.get();
-  }
+  if (!request.waitSec || !namesVersion(request.ifNoneMatch, first.served)) return tableAnswerNow(engine, first, request);
+  await engine.publisher.waitForChange(route, first.served.table.version, request.waitSec * 1000, request.signal);
+  const served = engine.publisher.servedTable(route) ?? first.served;
+  return tableAnswerNow(engine, { served, snapshot: await engine.registry.get() }, request);
+}
+
+/** The answer for this version of the table, without waiting for a newer one. */
+export function tableAnswerNow(
+  engine: Engine,
+  { served, snapshot }: { served: ServedTable; snapshot: RegistrySnapshot },
+  request: { router: boolean; ifNoneMatch: string | undefined },
+): TableAnswer {
   if (namesVersion(request.ifNoneMatch, served))
     return { status: 304, headers: { etag: served.etag, "cache-control": "no-cache" }, body: null };
   return {
