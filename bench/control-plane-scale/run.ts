@@ -33,7 +33,7 @@
 // PostgreSQL: replicas share it). The control plane of parts 1, 2 and 4 is the real main.ts in a
 // child process (bench/control-plane-scale/serve.ts adds a memory probe over IPC).
 
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -59,6 +59,7 @@ import { RegistryCache } from "../../apps/control-plane/src/registry-cache";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
 import { benchArgs } from "../args";
+import { nodeArgsFor } from "../bundle";
 import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
@@ -119,26 +120,9 @@ process.on("exit", () => {
   for (const c of children) if (c.exitCode === null) c.kill("SIGKILL");
 });
 
-/**
- * A TypeScript process of this benchmark as `npm start` runs the control plane: bundled by
- * apps/control-plane/build.mjs (no tsx loader, no per-closure name bookkeeping), once per run;
- * through tsx with --tsx.
- */
-const bundles = new Map<string, string>();
-function bundledArgs(file: string): string[] {
-  if (args.tsx) return ["--import", "tsx", join(here, file)];
-  let out = bundles.get(file);
-  if (!out) {
-    out = join(here, "dist", file.replace(/\.ts$/, ".mjs"));
-    execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), join(here, file), out], { cwd: root, stdio: "inherit" });
-    bundles.set(file, out);
-  }
-  return [out];
-}
-
 async function startChild(env: Record<string, string>): Promise<Child> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
-  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...bundledArgs("serve.ts")], {
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...nodeArgsFor(join(here, "serve.ts"), { tsx: args.tsx })], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",
@@ -173,7 +157,10 @@ async function startChild(env: Record<string, string>): Promise<Child> {
 
 /** floor.ts in its own process (bundled as the control plane is), answering the table's `body` at /table and, after checking `token`, at /table-checked. */
 async function startFloor(answer: { body: string; etag: string; token: string }): Promise<{ url: string; pid: number; stop(): void }> {
-  const proc = spawn(process.execPath, bundledArgs("floor.ts"), { cwd: root, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const proc = spawn(process.execPath, nodeArgsFor(join(here, "floor.ts"), { tsx: args.tsx }), {
+    cwd: root,
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   children.add(proc);
   const port = await new Promise<number>((res, rej) => {
     proc.once("message", (m: { port: number }) => res(m.port));

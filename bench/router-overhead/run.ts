@@ -22,12 +22,13 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { mulberry32 } from "@linewatch/core";
 import { createWeightedPicker, type RouteTable } from "@linewatch/router-client";
 import { Pool } from "undici";
 import { benchArgs } from "../args";
+import { nodeArgsFor } from "../bundle";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -89,17 +90,9 @@ function spawnProcess(
   return { child, ready };
 }
 
-/**
- * A TypeScript target as its npm start runs it: bundled by apps/control-plane/build.mjs (no tsx
- * loader, no per-closure names) into a dist/ folder next to it; or through tsx with --tsx.
- */
-const spawnTs = (file: string, env: Record<string, string>, name: string) => {
-  if (args.tsx) return spawnProcess(process.execPath, ["--import", "tsx", file], env, name);
-  const abs = resolve(root, file);
-  const out = join(dirname(abs), "dist", basename(abs).replace(/\.ts$/, ".mjs"));
-  execFileSync(process.execPath, [join(root, "apps/control-plane/build.mjs"), abs, out], { cwd: root, stdio: "inherit" });
-  return spawnProcess(process.execPath, [out], env, name);
-};
+/** A TypeScript target as its npm start runs it (bench/bundle.ts), or through tsx with --tsx. */
+const spawnTs = (file: string, env: Record<string, string>, name: string) =>
+  spawnProcess(process.execPath, nodeArgsFor(file, { tsx: args.tsx }), env, name);
 
 async function freePort(): Promise<number> {
   const s = createServer();
