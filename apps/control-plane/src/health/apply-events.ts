@@ -94,7 +94,7 @@ function runTransitions(machine: HealthMachine, before: Health, { events, policy
 /**
  * The one way events reach a line's health (probe results in batches; live judgments, admin changes
  * and ticks one at a time): core's transitions, and when they cannot be applied (a fault in the health
- * code or in the line's record), the fail-safe (SPEC §5): a line that events say fails goes to
+ * code or in the line's record), the fail-safe (docs/health.md): a line that events say fails goes to
  * cooldown; otherwise nothing is written. Either is counted in the machine's faults.
  */
 export function applyEvents(machine: HealthMachine, input: LineEvents): Applied {

@@ -82,7 +82,7 @@ export class ServedTables {
   }
 }
 
-/** A table's wire form with each line's key and headers from `snapshot` (for a router token only, SPEC §7). */
+/** A table's wire form with each line's key and headers from `snapshot` (for a router token only: docs/roles.md). */
 export function withCredentials(view: RouteTable, snapshot: RegistrySnapshot): RouteTable {
   return {
     ...view,
