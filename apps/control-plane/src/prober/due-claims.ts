@@ -1,6 +1,7 @@
 import { type ClaimedProbe, claimDueProbesWithContext, errorSummary } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { RegistrySnapshot } from "../registry-cache";
+import { DEFAULT_TIMEOUT_MS } from "./run-probe";
 
 /**
  * The prober's slots and its claims of due work from the shared schedule (so replicas never double
@@ -108,7 +109,7 @@ export class DueClaims {
    */
   private leaseMs(snapshot: RegistrySnapshot): number {
     if (this.leaseOf?.snapshot !== snapshot) {
-      let max = 10_000;
+      let max = DEFAULT_TIMEOUT_MS;
       for (const l of snapshot.lines.values()) max = Math.max(max, l.timeoutMs ?? 0);
       for (const s of snapshot.samples.values()) max = Math.max(max, s.timeoutMs ?? 0);
       this.leaseOf = { snapshot, ms: max + 30_000 };
