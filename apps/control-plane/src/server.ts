@@ -56,7 +56,7 @@ export async function startControlPlane(deps: AppDeps, opts: { rng?: () => numbe
       await engine.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
     },
   };

@@ -9,9 +9,9 @@ import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import postgres from "postgres";
+import postgres, { type Sql } from "postgres";
 import { protectDataDir } from "./data-dir";
-import { migrateDb } from "./migrate";
+import { migratePglite, migratePostgres } from "./migrate";
 import * as schema from "./schema/index";
 
 export type Schema = typeof schema;
@@ -21,6 +21,8 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 export interface Database {
   db: Db;
   driver: "pglite" | "postgres";
+  /** The postgres.js client under `db`, on PostgreSQL only: for what drizzle does not do (COPY streams). */
+  postgres?: Sql;
   /** Round-trip to the database; throws when it is unreachable. */
   ping(): Promise<void>;
   /**
@@ -46,13 +48,19 @@ export interface DbOptions {
   onDataDirModesFixed?: (dir: string, fixed: number) => void;
 }
 
+/** A database just opened, with the way its driver applies the migrations. */
+interface Opened {
+  database: Database;
+  migrate(): Promise<void>;
+}
+
 export async function createDb(opts: DbOptions): Promise<Database> {
-  const database = opts.url
+  const { database, migrate } = opts.url
     ? createPostgres(opts.url, opts.maxConnections ?? 10)
     : await createPglite(opts.dataDir ?? "./.linewatch/data", opts.onDataDirModesFixed);
   if (opts.migrate !== false) {
     try {
-      await migrateDb(database, opts.url);
+      await migrate();
     } catch (error) {
       await database.close();
       throw error;
@@ -71,7 +79,7 @@ const PING_TIMEOUT_MS = 3_000;
  */
 export const reconnectBackoffSec = (attempt: number): number => Math.min(0.05 * 2 ** attempt, 1) * (0.5 + Math.random() / 2);
 
-function createPostgres(url: string, max: number): Database {
+function createPostgres(url: string, max: number): Opened {
   // fetch_types off: no array types are used, and its query at connect time rejects unhandled (a crash)
   // when the connection drops right after it opens. The nextWrite crash on a closed socket is patched
   // in patches/postgres+3.4.9.patch (porsager/postgres#1154).
@@ -83,10 +91,11 @@ function createPostgres(url: string, max: number): Database {
     backoff: reconnectBackoffSec,
     fetch_types: false,
   });
-  const db = drizzlePostgres({ client, schema }) as unknown as Db;
-  return {
+  const db: Db = drizzlePostgres({ client, schema });
+  const database: Database = {
     db,
     driver: "postgres",
+    postgres: client,
     ping: async () => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const timeout = new Promise<never>((_, reject) => {
@@ -112,6 +121,7 @@ function createPostgres(url: string, max: number): Database {
     },
     close: () => client.end({ timeout: 5 }),
   };
+  return { database, migrate: () => migratePostgres(url) };
 }
 
 /**
@@ -144,7 +154,7 @@ async function initPgliteDataDir(dataDir: string): Promise<void> {
   }
 }
 
-async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed: number) => void): Promise<Database> {
+async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed: number) => void): Promise<Opened> {
   setFlagsFromString(WASM_FLAGS);
   if (dataDir !== "memory") {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -158,9 +168,10 @@ async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed:
   await client.waitReady;
   // The files PGlite just created (all of them, in a fresh directory) come 0666.
   if (dataDir !== "memory") protectDataDir(dataDir);
-  const db = drizzlePglite({ client, schema }) as unknown as Db;
+  const pglite = drizzlePglite({ client, schema });
+  const db: Db = pglite;
   let closed = false;
-  return {
+  const database: Database = {
     db,
     driver: "pglite",
     ping: async () => {
@@ -177,4 +188,5 @@ async function createPglite(dataDir: string, onModesFixed?: (dir: string, fixed:
       await client.close();
     },
   };
+  return { database, migrate: () => migratePglite(pglite) };
 }

@@ -129,7 +129,7 @@ describe("the table listener before Hono", () => {
     expect(answer.body).toContain("sk-listener-a");
 
     // A client that goes away: its wait ends (no waiter left behind).
-    const waiters = () => (cp.engine.publisher as unknown as { waiters: Map<string, Set<unknown>> }).waiters.get("chat")?.size ?? 0;
+    const waiters = () => cp.engine.publisher.waiting("chat");
     const req = httpRequest(`${cp.url}/v1/tables/chat?waitSec=30`, {
       headers: { ...bearer(tokens.router), "if-none-match": String(answer.headers.etag) },
     });

@@ -2,6 +2,7 @@ import { executeRows } from "@linewatch/db";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../../apps/control-plane/src/logger";
+import type { RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
 import { TablePublisher } from "../../../apps/control-plane/src/tables/publisher";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
@@ -121,7 +122,7 @@ describe("table publisher", () => {
     // Each API change reloads only the routes it names, and the publisher lists again only the routes
     // whose lines changed; what it holds must be what a publisher starting from scratch works out.
     type Index = { linesOf: Map<string, { name: string }[]>; policyOf: Map<string, unknown> };
-    const indexOf = (p: TablePublisher, snapshot: unknown) => (p as unknown as { indexOf(s: unknown): Index }).indexOf(snapshot);
+    const indexOf = (p: TablePublisher, snapshot: RegistrySnapshot): Index => p.index.of(snapshot);
     const summary = (index: Index) => ({
       routes: Object.fromEntries([...index.linesOf].map(([route, lines]) => [route, lines.map((l) => l.name)]).sort()),
       policies: [...index.policyOf].map(([id, policy]) => [id, JSON.stringify(policy)]).sort(),

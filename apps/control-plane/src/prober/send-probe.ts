@@ -20,7 +20,7 @@ export interface HttpOutcome {
  * before connecting. `lookup` is the resolver under the guard (tests pass their own).
  */
 export function createProbeAgent(allowed: readonly string[], lookup?: BaseLookup): Agent {
-  const connector = buildConnector({ timeout: 5_000, lookup: createGuardedLookup(allowed, lookup) as never });
+  const connector = buildConnector({ timeout: 5_000, lookup: createGuardedLookup(allowed, lookup) });
   return new Agent({ keepAliveTimeout: 10_000, keepAliveMaxTimeout: 30_000, connections: 32, connect: guardConnect(connector, allowed) });
 }
 

@@ -15,10 +15,9 @@ export interface CopyRange {
 }
 
 /** The postgres.js client under drizzle; null on PGlite (which has no COPY TO STDOUT stream). */
-export function postgresClient(database: Pick<Database, "db" | "driver">): Sql | null {
+export function postgresClient(database: Pick<Database, "driver" | "postgres">): Sql | null {
   if (database.driver !== "postgres") return null;
-  const client = (database.db as unknown as { $client?: Sql }).$client;
-  return client ?? null;
+  return database.postgres ?? null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -270,7 +269,7 @@ export async function* copyChunks(client: Sql, statement: string, signal?: Abort
     // when the stream asks for more; when the last rows and CopyDone came in one chunk, an ended
     // stream never asks again and the pooled connection hangs (porsager/postgres#1016, #499). Its
     // read() is that resume.
-    (stream as unknown as { _read(size: number): void })._read(0);
+    stream._read(0);
   });
   const stop = (error?: Error) => {
     if (!sent) void query.cancel();

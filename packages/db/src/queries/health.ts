@@ -125,15 +125,6 @@ export async function writeHealthIfUnchanged(
   return new Set(JSON.parse(executeRows<{ ids: string }>(result)[0]?.ids ?? "[]") as string[]);
 }
 
-/** Create the row if missing (concurrent creators: one wins, nobody fails). */
-export async function ensureLineHealth(db: Db, lineId: string, health: Health, state: string, now: Date): Promise<void> {
-  await db.insert(lineHealth).values({ lineId, health, state, revision: 0, updatedAt: now }).onConflictDoNothing();
-}
-
-export async function writeLineHealth(tx: Db, lineId: string, values: LineHealthWrite): Promise<void> {
-  await tx.update(lineHealth).set(values).where(eq(lineHealth.lineId, lineId));
-}
-
 /** Lines whose health time alone changes by now. */
 export async function dueHealthTicks(db: Db, now: Date, limit: number): Promise<string[]> {
   const rows = await db

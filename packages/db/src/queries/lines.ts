@@ -209,7 +209,7 @@ export async function updateLine(db: Db, id: string, patch: Partial<LineWrite>, 
         await tx.insert(routeLines).values(routes.map((m) => ({ routeName: m.route, lineId: id, weight: m.weight })));
       }
     }
-    const members = await membershipsOf(tx as unknown as Db, [id]);
+    const members = await membershipsOf(tx, [id]);
     return toLine(row, members.get(id) ?? []);
   });
 }

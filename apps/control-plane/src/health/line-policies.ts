@@ -1,0 +1,34 @@
+import { applicableSamples, type HealthPolicy, linePolicy, probeIntervalMs } from "@linewatch/core";
+import type { CachedLine, RegistrySnapshot } from "../registry-cache";
+
+/** What the health machine needs of a line besides its health. */
+export interface LinePolicy {
+  policy: HealthPolicy;
+  /** The line's probe interval; undefined when its budget allows no probe at all (core then assumes its default). */
+  intervalMs: number | undefined;
+  /** How much sooner a line probes at its fast interval (0 without a finite interval). */
+  fastSavingMs: number;
+}
+
+/** Each line's health policy and probe intervals, worked out once per registry snapshot. */
+export class LinePolicies {
+  private held: { snapshot: RegistrySnapshot; byLine: Map<string, LinePolicy> } | null = null;
+
+  of(snapshot: RegistrySnapshot, line: CachedLine): LinePolicy {
+    if (this.held?.snapshot !== snapshot) this.held = { snapshot, byLine: new Map() };
+    let entry = this.held.byLine.get(line.id);
+    if (!entry) {
+      const samples = applicableSamples(line, snapshot.samples.values()).length;
+      const interval = probeIntervalMs(line, samples);
+      const fast = probeIntervalMs(line, samples, { fast: true });
+      const finite = Number.isFinite(interval) && Number.isFinite(fast);
+      entry = {
+        policy: linePolicy(line, snapshot.routes),
+        intervalMs: Number.isFinite(interval) ? interval : undefined,
+        fastSavingMs: finite ? interval - fast : 0,
+      };
+      this.held.byLine.set(line.id, entry);
+    }
+    return entry;
+  }
+}
