@@ -82,7 +82,11 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     keepAliveMaxTimeout: 60_000,
   });
   const registry = new Registry();
-  if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
+    // Gauges named *_total, which promtool rejects (as the control plane's metrics.ts removes them).
+    for (const n of ["handles", "requests", "resources"]) registry.removeSingleMetric(`linewatch_router_nodejs_active_${n}_total`);
+  }
   const metrics = createMetrics(registry, { tableStatus: () => client.status(), now });
   const reporter = new OutcomeReporter({
     controlPlaneUrl: options.controlPlaneUrl,

@@ -42,6 +42,17 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     return { page, errors };
   }
 
+  /** A score chart's x window (s) and its first point with a value, as the page drew it. */
+  async function chartWindow(page: Page, slot: "trend" | "lineChart"): Promise<{ min: number; max: number; first: number }> {
+    return page.evaluate((slot) => {
+      type Plot = { scales: { x: { min: number; max: number } }; data: (number | null)[][] };
+      const plot = (globalThis as unknown as { __linewatch: Record<string, { plot: Plot }> }).__linewatch[slot]!.plot;
+      const xs = plot.data[0] as number[];
+      const first = xs.findIndex((_, i) => plot.data.slice(1).some((s) => s[i] !== null && s[i] !== undefined));
+      return { min: plot.scales.x.min, max: plot.scales.x.max, first: xs[first] as number };
+    }, slot);
+  }
+
   const row = (page: Page, name: string) =>
     page.locator("table.lines tbody tr", { has: page.locator("td.name a", { hasText: new RegExp(`^${name}$`) }) });
   const tableRow = (page: Page, route: string, lineId: string) =>
@@ -85,6 +96,12 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     });
     expect(series).toHaveLength(4);
     for (const n of series) expect(n).toBeGreaterThan(0);
+    // A fresh start: minutes of data in a 6 h window. The chart opens on them, not on a sliver at its right edge.
+    const trend = await chartWindow(page, "trend");
+    const windowStart = JSON.parse((await page.locator("#chart-data").textContent()) ?? "{}").start / 1000;
+    expect(trend.min).toBeGreaterThan(windowStart);
+    expect(trend.max - trend.min).toBeLessThanOrEqual(30 * 60);
+    expect((trend.first - trend.min) / (trend.max - trend.min)).toBeLessThan(0.5);
     // Greens and reds of scores, completeness cells and length bars.
     expect(await countColoredPixels(page, "canvas.spark", ["#1e9e57", "#c98a00", "#d63c3c"])).toBeGreaterThan(4);
     expect(await countColoredPixels(page, "#heatmap", ["#1e9e57"], 60)).toBeGreaterThan(50);
@@ -237,6 +254,10 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
     expect(await page.locator("table.probes tbody tr.pass").count()).toBeGreaterThan(0);
     await page.waitForSelector("#line-chart canvas");
     expect(await countColoredPixels(page, "#line-chart canvas", SERIES_COLORS)).toBeGreaterThan(20);
+    // The per-sample chart opens on the probes that exist too: the first one is not at the right edge.
+    const chart = await chartWindow(page, "lineChart");
+    expect(chart.max - chart.min).toBeLessThanOrEqual(30 * 60);
+    expect((chart.first - chart.min) / (chart.max - chart.min)).toBeLessThan(0.9);
     // Names work in the address bar too.
     const byName = await page.goto(`${cp.url}/lines/free-b`);
     expect(byName?.status()).toBe(200);

@@ -94,10 +94,17 @@ describe("health properties", () => {
           expect(ladder).toContain(after.durationMs);
           expect(after.until).toBe(after.since + after.durationMs);
           if (before.state !== "cooldown" || after.since !== before.since) {
-            // A new cooldown: at least double the last one since the line was fully back (which it may
-            // have been a moment before, in this same step: its probation completed at this time).
-            const backInService = s.effects.some((e) => e.kind === "state_change" && e.reason === "probation_complete");
-            const last = backInService ? null : s.before.lastCooldownMs;
+            // A new cooldown: at least double the last one since the line was fully back. It may have
+            // been back a moment before, in this same step: the last stage of its probation (with a
+            // pass) ended at this time. Read from the phase, not the effects: under an admin overlay a
+            // completed probation changes no public state, so no state_change shows it.
+            const op = servicePhase(s.before);
+            const completed =
+              op.state === "probation" &&
+              op.stage === policy.probationSteps.length - 1 &&
+              op.stagePasses > 0 &&
+              s.at >= op.stageSince + policy.probationStepMs;
+            const last = completed ? null : s.before.lastCooldownMs;
             const least = last === null ? policy.cooldownBaseMs : Math.min(2 * last, policy.cooldownMaxMs);
             expect(after.durationMs).toBeGreaterThanOrEqual(least);
             expect(after.since).toBe(s.at);

@@ -253,6 +253,30 @@ describe("transition: a table of (health, event, now) → health", () => {
     ]);
   });
 
+  it("a probation that ends under an admin overlay ends the backoff's doubling, though no state change shows it", () => {
+    // The shrunk counterexample of a flaky property test (properties.test.ts, cooldown ladder), by hand:
+    // a 10 min cooldown, probation, the line disabled in its last stage, unconfirmed hard failures.
+    const r = run(fresh(), [
+      [T0, probe(false, { sample: "a" })],
+      [T0, probe(false, { sample: "a" })],
+      [T0, probe(false, { sample: "d" })],
+      [T0 + 10 * MIN, tick],
+      [T0 + 10 * MIN + 1000, probe(true, { sample: "a" })],
+      [T0 + 20 * MIN, probe(true, { sample: "d" })],
+      [T0 + 20 * MIN, { type: "admin", adminState: "disabled" }],
+      [T0 + 20 * MIN, probe(false, { sample: "d", hard: true })],
+      [T0 + 20 * MIN, probe(false, { sample: "a", hard: true })],
+      [T0 + 20 * MIN, probe(false, { sample: "b", hard: true })],
+    ]);
+    expect(r.health.phase).toMatchObject({ state: "disabled", resume: { state: "probation", stage: 1, stagePasses: 1 } });
+    expect(r.health.lastCooldownMs).toBe(10 * MIN);
+    // Ten minutes into the last stage, with a pass: the probation is over when the next probe comes,
+    // and that probe's hard failure is a return within the hour (10 min), not a doubling of the last (20).
+    const t = transition(r.health, probe(false, { sample: "c", hard: true }), policy, T0 + 30 * MIN);
+    expect(t.health.phase).toMatchObject({ state: "disabled", resume: { state: "cooldown", durationMs: 10 * MIN } });
+    expect(t.effects.filter((e) => e.kind === "state_change" || e.kind === "weight_change")).toEqual([]);
+  });
+
   it("survives a restart: JSON round trip, same cooldown end and next transitions", () => {
     const { health } = inCooldown();
     const restored = JSON.parse(JSON.stringify(health)) as Health;

@@ -7,6 +7,7 @@ import type uPlot from "uplot";
 import type { LinePage } from "../line-data";
 import { ago, remaining } from "../views/format";
 import type { chartData } from "../views/overview";
+import { firstFilledBucket, fitStart } from "./fit-window";
 
 type ChartData = ReturnType<typeof chartData>;
 type ChartLine = ChartData["lines"][number];
@@ -186,7 +187,11 @@ function drawTrend(data: ChartData): void {
   for (let i = 0; i < points; i++) xs.push((data.start + (i + 0.5) * data.bucketMs) / 1000);
   const aligned: uPlot.AlignedData = [xs, ...chosen.map((l) => l.trend)];
   const width = Math.max(300, el.clientWidth);
-  const key = `${chosen.map((l) => l.name).join(",")}|${data.start}|${data.bucketMs}|${width}`;
+  // Opens on the buckets that hold data (of any line, so ticking lines does not move it), up to the window.
+  const end = data.start + points * data.bucketMs;
+  const first = firstFilledBucket(data.lines.map((l) => l.trend));
+  const from = fitStart(data.start, end, first === null ? null : data.start + first * data.bucketMs);
+  const key = `${chosen.map((l) => l.name).join(",")}|${data.start}|${data.bucketMs}|${width}|${from}`;
   const empty = chosen.every((l) => l.trend.every((v) => v === null));
   const note = document.getElementById("trend-empty");
   if (note) note.hidden = !empty;
@@ -197,7 +202,7 @@ function drawTrend(data: ChartData): void {
     key,
     aligned,
     {
-      scales: { x: { time: true, range: [data.start / 1000, (data.start + points * data.bucketMs) / 1000] }, y: { range: [0, 100] } },
+      scales: { x: { time: true, range: [from / 1000, end / 1000] }, y: { range: [0, 100] } },
       series: [
         { label: "time" },
         ...chosen.map((l, i) => ({
@@ -419,6 +424,8 @@ function hideTip(): void {
 }
 
 // ---------- line page: scores per sample ----------
+/** The line chart's x window (ms), read by its range function and by each refresh alike. */
+const lineWindow = { from: 0, end: 0 };
 function drawLineChart(): void {
   const el = document.getElementById("line-chart");
   const data = readJson<LineChartData>("line-chart-data");
@@ -435,13 +442,17 @@ function drawLineChart(): void {
   if (note) note.hidden = xs.length > 0;
   const aligned: uPlot.AlignedData = [xs.map((t) => t / 1000), ...series];
   const width = Math.max(300, el.clientWidth);
+  // Opens on the probes that exist (with a margin of 5% before the first), up to the chosen window.
+  const firstAt = xs[0] ?? null;
+  lineWindow.from = fitStart(data.start, data.end, firstAt, firstAt === null ? 0 : (data.end - firstAt) * 0.05);
+  lineWindow.end = data.end;
   scoreChart(
     "lineChart",
     el,
     `${data.samples.join(",")}|${width}`,
     aligned,
     {
-      scales: { x: { time: true, range: () => [data.start / 1000, data.end / 1000] }, y: { range: [0, 100] } },
+      scales: { x: { time: true, range: () => [lineWindow.from / 1000, lineWindow.end / 1000] }, y: { range: [0, 100] } },
       series: [
         { label: "time" },
         ...data.samples.map((name, i) => ({
@@ -454,7 +465,7 @@ function drawLineChart(): void {
         })),
       ],
     },
-    (plot) => plot.setScale("x", { min: data.start / 1000, max: data.end / 1000 }),
+    (plot) => plot.setScale("x", { min: lineWindow.from / 1000, max: lineWindow.end / 1000 }),
   );
 }
 
