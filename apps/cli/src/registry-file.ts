@@ -8,16 +8,14 @@
 // that passes here is one the API accepts, and a bad one is refused before anything changes.
 
 import type { z } from "@hono/zod-openapi";
+import { type LineCreate, LineCreateSchema, RouteCreateSchema, type SampleCreate, SampleCreateSchema } from "@linewatch/contract";
 import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
 import { Document } from "yaml";
-import { LineCreateSchema } from "../../control-plane/src/routes/lines/schema";
-import { RouteCreateSchema } from "../../control-plane/src/routes/routes/schema";
-import { SampleCreateSchema } from "../../control-plane/src/routes/samples/schema";
 import { type FieldProblem, InvalidInput } from "./errors";
 import type { Line, Route, Sample } from "./types";
 
-export type LineSpec = Omit<z.infer<typeof LineCreateSchema>, "apiKey" | "adminState">;
-export type SampleSpec = z.infer<typeof SampleCreateSchema>;
+export type LineSpec = Omit<LineCreate, "apiKey" | "adminState">;
+export type SampleSpec = SampleCreate;
 export type RouteSpec = {
   name: string;
   freeShareCap: number;

@@ -1,13 +1,12 @@
-import type { z } from "@hono/zod-openapi";
+import type { LineHealth } from "@linewatch/contract";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
 import { ApiError, type ErrorDetail, envelope } from "../errors";
 import { lineHealthRoutes } from "../routes/lines/health";
-import type { LineHealthSchema } from "../routes/lines/health-schema";
 import { lineRoutes } from "../routes/lines/index";
 import { sampleRoutes } from "../routes/samples/index";
 
-export type LineHealth = z.infer<typeof LineHealthSchema>;
+export type { LineHealth };
 
 export type ApiResult<T> =
   | { ok: true; status: number; body: T }

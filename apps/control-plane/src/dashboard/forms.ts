@@ -1,8 +1,7 @@
 // HTML forms → the API's request bodies, checked by the API's own zod schemas; errors come back
 // keyed by form field so the page can show each one next to its input.
 import type { z } from "@hono/zod-openapi";
-import { LineCreateSchema } from "../routes/lines/schema";
-import { SampleCreateSchema } from "../routes/samples/schema";
+import { LineCreateSchema, SampleCreateSchema } from "@linewatch/contract";
 
 export type FormValues = Record<string, string>;
 /** Form field name → message; "" is the form as a whole. */

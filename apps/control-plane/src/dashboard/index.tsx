@@ -1,3 +1,4 @@
+import { isUuid, LinePatchSchema } from "@linewatch/contract";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -9,8 +10,6 @@ import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
 import { ApiError } from "../errors";
 import { runReplay } from "../replay/run-replay";
-import { isUuid } from "../routes/common";
-import { LinePatchSchema } from "../routes/lines/schema";
 import { type ApiResult, InProcessApi } from "./api-client";
 import { ASSET_PREFIX, assetUrl, loadAssets } from "./assets";
 import { detailPath, type FormErrors, type FormValues, formValues, parseLineForm, parseSampleForm } from "./forms";

@@ -1,7 +1,7 @@
+import { isUuid } from "@linewatch/contract";
 import { findLineByName, latestLineResults, lineScorePoints, listEvents, type StoredProbeResult } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
-import { isUuid } from "../routes/common";
 import type { InProcessApi, LineHealth } from "./api-client";
 import { describeEvent, type EventView, type WindowHours } from "./overview-data";
 

@@ -1,4 +1,5 @@
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type z } from "@hono/zod-openapi";
+import { ErrorSchema } from "@linewatch/contract";
 import type { AuthEnv } from "../auth";
 import { ValidationError } from "../errors";
 import { validationErrorFrom } from "../validation";
@@ -58,16 +59,6 @@ export function createRouter() {
   });
 }
 
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string().openapi({ example: "invalid_request" }),
-      message: z.string(),
-      details: z.array(z.object({ field: z.string().optional(), message: z.string() })),
-    }),
-  })
-  .openapi("Error");
-
 const errorResponse = (description: string) => ({ content: { "application/json": { schema: ErrorSchema } }, description });
 
 export const errorResponses = {
@@ -79,13 +70,6 @@ export const errorResponses = {
   413: errorResponse("Body over 1 MiB"),
 } as const;
 
-/** Names that appear in URLs and CLI arguments. */
-export const NameSchema = z
-  .string()
-  .min(1)
-  .max(100)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, "letters, digits and . _ : - only, starting with a letter or digit");
-
 export const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { "application/json": { schema } },
   description,
@@ -94,9 +78,3 @@ export const json = <T extends z.ZodType>(schema: T, description: string) => ({
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   body: { content: { "application/json": { schema } }, required: true },
 });
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** An id that cannot be a uuid cannot name anything: it is simply not found. */
-export const isUuid = (id: string) => UUID.test(id);
-
-export const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" } }) });

@@ -1,35 +1,8 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { EventPageSchema, EventQuery, isUuid } from "@linewatch/contract";
 import { findLineByName, listEvents } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
-import { createRouter, errorResponses, isUuid, json } from "../common";
-
-const EventSchema = z
-  .object({
-    id: z.number().int(),
-    at: z.string(),
-    kind: z.string().openapi({ description: "state_change | weight_change | table_published | trend_alert | live_evidence" }),
-    lineId: z.string().nullable(),
-    route: z.string().nullable(),
-    reason: z.string(),
-    data: z.record(z.string(), z.unknown()).openapi({ description: "from/to, the probe result ids behind it, …" }),
-  })
-  .openapi("Event");
-
-const EventQuery = z.object({
-  line: z.string().optional().openapi({ description: "Line id or name" }),
-  route: z.string().optional(),
-  kind: z.enum(["state_change", "weight_change", "table_published", "trend_alert", "live_evidence"]).optional(),
-  since: z.iso.datetime({ offset: true }).optional().openapi({ description: "ISO time" }),
-  before: z.coerce.number().int().min(1).optional().openapi({ description: "Page cursor: events older than this id" }),
-  limit: z.coerce.number().int().min(1).max(500).default(100),
-});
-
-const EventPageSchema = z
-  .object({
-    events: z.array(EventSchema),
-    nextBefore: z.number().int().nullable().openapi({ description: "Pass as ?before= for the next (older) page" }),
-  })
-  .openapi("EventPage");
+import { createRouter, errorResponses, json } from "../common";
 
 export function eventRoutes(deps: AppDeps) {
   const app = createRouter();

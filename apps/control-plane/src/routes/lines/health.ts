@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ErrorSchema, IdParam, isUuid, LineHealthSchema, ProbeRunSchema } from "@linewatch/contract";
 import {
   applicableSamples,
   averageComponents,
@@ -16,8 +17,7 @@ import type { Engine } from "../../engine";
 import { ApiError, NotFoundError } from "../../errors";
 import type { LiveView } from "../../live/live-service";
 
-import { createRouter, ErrorSchema, errorResponses, IdParam, isUuid, json } from "../common";
-import { LineHealthSchema, ProbeRunSchema } from "./health-schema";
+import { createRouter, errorResponses, json } from "../common";
 
 const tags = ["lines"];
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,4 +1,14 @@
 import { createRoute } from "@hono/zod-openapi";
+import {
+  IdParam,
+  isUuid,
+  type LineCreate,
+  LineCreateSchema,
+  LineListSchema,
+  type LinePatch,
+  LinePatchSchema,
+  LineSchema,
+} from "@linewatch/contract";
 import { type AdminState, budgetFloorMs, type ProbeBudget } from "@linewatch/core";
 import {
   deleteLine,
@@ -15,8 +25,7 @@ import { upstreamUrlProblem } from "@linewatch/router-client";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { sealHeaders } from "../../line-headers";
-import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
-import { type LineCreate, LineCreateSchema, LineListSchema, type LinePatch, LinePatchSchema, LineSchema } from "./schema";
+import { createRouter, errorResponses, json, jsonBody } from "../common";
 
 const tags = ["lines"];
 

@@ -1,9 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
+import { MAX_WINDOW_AGE_MS, MAX_WINDOW_FUTURE_MS, OutcomeAckSchema, OutcomeReportSchema } from "@linewatch/contract";
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import { ValidationError } from "../../errors";
 import { createRouter, errorResponses, json } from "../common";
-import { MAX_AGE_MS, MAX_FUTURE_MS, OutcomeAckSchema, OutcomeReportSchema } from "./schema";
 
 /** POST /v1/outcomes: routers report live-traffic outcomes per line (SPEC §9; router tokens only, auth.ts). */
 export function outcomeRoutes(deps: AppDeps, engine: Engine) {
@@ -23,7 +23,7 @@ export function outcomeRoutes(deps: AppDeps, engine: Engine) {
       const start = Date.parse(report.windowStart);
       const end = Date.parse(report.windowEnd);
       if (end < start) throw ValidationError.field("windowEnd", "must not be before windowStart");
-      if (end > now + MAX_FUTURE_MS || end < now - MAX_AGE_MS) {
+      if (end > now + MAX_WINDOW_FUTURE_MS || end < now - MAX_WINDOW_AGE_MS) {
         throw ValidationError.field("windowEnd", "must be within the last 24 h and at most 5 min ahead of the control plane's clock");
       }
       const snapshot = await engine.registry.get();

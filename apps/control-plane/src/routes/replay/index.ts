@@ -1,11 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
+import { ReplayReportSchema, ReplayRequestSchema } from "@linewatch/contract";
 import { stream } from "hono/streaming";
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import { ApiError, envelope } from "../../errors";
 import { type ReplayRequest, resolveReplay, runReplay } from "../../replay/run-replay";
 import { createRouter, errorResponses, json, jsonBody } from "../common";
-import { ReplayReportSchema, ReplayRequestSchema } from "./schema";
 
 /** How often a streamed replay reports progress at most. */
 const PROGRESS_EVERY_MS = 250;

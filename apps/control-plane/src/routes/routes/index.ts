@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { RouteCreateSchema, RouteDeleteQuery, RouteListSchema, RouteNameParam, RoutePatchSchema, RouteSchema } from "@linewatch/contract";
 import { type AdminState, DEFAULT_HEALTH_POLICY, resolveHealthPolicy, routeWarnings, type Tier } from "@linewatch/core";
 import {
   deleteRoute,
@@ -14,7 +15,6 @@ import {
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { createRouter, errorResponses, json, jsonBody } from "../common";
-import { RouteCreateSchema, RouteDeleteQuery, RouteListSchema, RouteNameParam, RoutePatchSchema, RouteSchema } from "./schema";
 
 const tags = ["routes"];
 

@@ -1,4 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
+import {
+  IdParam,
+  isUuid,
+  SampleCreateSchema,
+  SampleDetailSchema,
+  SampleListSchema,
+  SamplePatchSchema,
+  SampleSchema,
+} from "@linewatch/contract";
 import type { SampleExpect } from "@linewatch/core";
 import {
   brokenChecksOf,
@@ -13,8 +22,7 @@ import {
 } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError } from "../../errors";
-import { createRouter, errorResponses, IdParam, isUuid, json, jsonBody } from "../common";
-import { SampleCreateSchema, SampleDetailSchema, SampleListSchema, SamplePatchSchema, SampleSchema } from "./schema";
+import { createRouter, errorResponses, json, jsonBody } from "../common";
 
 const tags = ["samples"];
 

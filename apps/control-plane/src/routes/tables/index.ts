@@ -1,11 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
+import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "@linewatch/contract";
 import { requestHeader } from "../../auth";
 import type { Engine } from "../../engine";
 import { NotFoundError } from "../../errors";
 import { validationErrorFrom } from "../../validation";
 import { createRouter, errorResponses, json } from "../common";
 import { tableAnswer } from "./answer";
-import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "./schema";
 
 const tags = ["tables"];
 

@@ -1,8 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { TableQuery } from "@linewatch/contract";
 import { allowedRoles, bearerToken, type Role, type TokenStore } from "../../auth";
 import type { Engine } from "../../engine";
 import { tableAnswer, tableAnswerNow } from "./answer";
-import { TableQuery } from "./schema";
 
 const PREFIX = "/v1/tables/";
 

@@ -1,18 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
+import { type ROLES, TokenCreatedSchema, TokenCreateSchema, TokenListSchema, TokenParam, TokenSchema } from "@linewatch/contract";
 import { insertToken, isUniqueViolation, listActiveTokens, listTokens, revokeToken } from "@linewatch/db";
-import { BOOTSTRAP_PREFIX, generateToken, hashToken, ROLES, type TokenStore } from "../../auth";
+import { BOOTSTRAP_PREFIX, generateToken, hashToken, type TokenStore } from "../../auth";
 import type { AppDeps } from "../../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { createRouter, errorResponses, json, jsonBody, NameSchema } from "../common";
-
-const TokenCreateSchema = z.strictObject({ name: NameSchema, role: z.enum(ROLES) }).openapi("TokenCreate");
-const TokenSchema = z
-  .object({ id: z.string(), name: z.string(), role: z.enum(ROLES), createdAt: z.string(), revokedAt: z.string().nullable() })
-  .openapi("Token");
-const TokenCreatedSchema = TokenSchema.extend({
-  token: z.string().openapi({ description: "Shown once; only its hash is stored" }),
-}).openapi("TokenCreated");
-const TokenParam = z.object({ idOrName: z.string().openapi({ param: { name: "idOrName", in: "path" } }) });
+import { createRouter, errorResponses, json, jsonBody } from "../common";
 
 type Row = { id: string; name: string; role: string; createdAt: Date; revokedAt: Date | null };
 const view = (t: Row) => ({
@@ -63,7 +55,7 @@ export function tokenRoutes(deps: AppDeps, store: TokenStore) {
       path: "/",
       tags: ["tokens"],
       summary: "List tokens (never their values)",
-      responses: { 200: json(z.object({ tokens: z.array(TokenSchema) }), "Tokens"), ...errorResponses },
+      responses: { 200: json(TokenListSchema, "Tokens"), ...errorResponses },
     }),
     async (c) => c.json({ tokens: (await listTokens(db)).map(view) }, 200),
   );
