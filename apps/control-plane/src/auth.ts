@@ -2,6 +2,10 @@ import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { HttpBindings } from "@hono/node-server";
 import type { Role } from "@linewatch/contract";
 import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
+
+/** A token as stored (its hash, never its value). */
+export type StoredToken = TokenRow;
+
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";

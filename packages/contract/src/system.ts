@@ -1,4 +1,4 @@
-// The service endpoints' bodies: liveness and readiness (SPEC §3).
+// The service endpoints' bodies: liveness and readiness (docs/api.md).
 import { z } from "@hono/zod-openapi";
 import { ErrorSchema } from "./common";
 

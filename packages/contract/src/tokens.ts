@@ -1,4 +1,4 @@
-// API tokens (SPEC §7): admin only.
+// API tokens (docs/roles.md): admin only.
 import { z } from "@hono/zod-openapi";
 import { NameSchema } from "./common";
 

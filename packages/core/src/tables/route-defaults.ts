@@ -1,4 +1,4 @@
-// A route's settings when it is created without them (SPEC §6): the API, the registry file, the
+// A route's settings when it is created without them (docs/tables.md): the API, the registry file, the
 // database's column defaults and the publisher read them here.
 import { DEFAULT_HEALTH_POLICY } from "../health/policy";
 import type { OnAllDown } from "../types";

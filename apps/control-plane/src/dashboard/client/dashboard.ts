@@ -4,13 +4,13 @@
 // the pass score are the server's own (views/format.ts, core), not copies.
 import { PASS_SCORE } from "@linewatch/core";
 import type uPlot from "uplot";
-import type { LinePage } from "../line-data";
+import type { LineChart } from "../../services/line-views/line-page";
 import { ago, remaining } from "../views/format";
 import type { chartData } from "../views/overview";
 
 type ChartData = ReturnType<typeof chartData>;
 type ChartLine = ChartData["lines"][number];
-type LineChartData = LinePage["chart"];
+type LineChartData = LineChart;
 
 declare global {
   interface Window {

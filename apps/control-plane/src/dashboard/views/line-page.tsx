@@ -1,7 +1,5 @@
 import type { FC } from "hono/jsx";
-import type { LinePage } from "../line-data";
-import type { WindowHours } from "../overview-data";
-import { WINDOWS } from "../overview-data";
+import { type LinePage, WINDOWS, type WindowHours } from "../../services/line-views/index";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { StateBadge, Timeline } from "./overview";
 

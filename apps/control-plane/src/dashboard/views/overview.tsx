@@ -1,7 +1,15 @@
 import type { HealthState } from "@linewatch/core";
-import { LENGTH_BINS, LENGTH_DECADES } from "@linewatch/db";
 import type { FC } from "hono/jsx";
-import { type EventView, type LineView, type LiveCell, type Overview, type RouteView, WINDOWS } from "../overview-data";
+import {
+  type EventView,
+  LENGTH_BINS,
+  LENGTH_DECADES,
+  type LineView,
+  type LiveCell,
+  type Overview,
+  type RouteView,
+  WINDOWS,
+} from "../../services/line-views/index";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { type FormState, LineForm, SampleForm } from "./forms";
 

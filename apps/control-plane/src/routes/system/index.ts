@@ -3,7 +3,7 @@ import { LiveSchema, NotReadySchema, ReadySchema } from "@linewatch/contract";
 import type { AuthEnv } from "../../auth";
 import type { AppDeps } from "../../deps";
 import { envelope } from "../../errors";
-import type { HealthFaultCounts } from "../../health/health-faults";
+import type { SystemService } from "../../services/system";
 import { json } from "../common";
 
 /** Public: no token, whatever the token store holds (auth.ts isPublicPath). */
@@ -13,7 +13,7 @@ const PUBLIC: { [name: string]: string[] }[] = [];
  * The service endpoints (SPEC §3): /healthz and /readyz here, and the description of those served
  * elsewhere (/metrics, /openapi.json, /docs, the dashboard at /) so /openapi.json lists every path.
  */
-export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: AppDeps, healthFaults: () => HealthFaultCounts): void {
+export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: Pick<AppDeps, "config">, system: SystemService): void {
   app.openapi(
     createRoute({
       method: "get",
@@ -35,20 +35,12 @@ export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: AppDeps, healthFau
       responses: { 200: json(ReadySchema, "Ready"), 503: json(NotReadySchema, "The database is unreachable") },
     }),
     async (c) => {
-      try {
-        await deps.database.ping();
-        return c.json({ status: "ready" as const, database: "ok" as const, health: healthFaults() }, 200);
-      } catch (error) {
-        return c.json(
-          {
-            ...envelope("unavailable", "database unreachable"),
-            status: "not ready" as const,
-            database: String(error),
-            health: healthFaults(),
-          },
-          503,
-        );
-      }
+      const r = await system.readiness();
+      if (r.ready) return c.json({ status: "ready" as const, database: "ok" as const, health: r.health }, 200);
+      return c.json(
+        { ...envelope("unavailable", "database unreachable"), status: "not ready" as const, database: r.database, health: r.health },
+        503,
+      );
     },
   );
 
