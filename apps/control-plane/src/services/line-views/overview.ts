@@ -10,6 +10,8 @@ import {
   liveVerdict,
   type RouteTable,
   routeWarnings,
+  type Sample,
+  type SampleScoreSum,
   type StatusTone,
   summarizeLive,
   summedLineScore,
@@ -272,7 +274,7 @@ export class OverviewData {
     const snapshot = await this.engine.registry.get();
     const now = this.deps.clock.now();
     const geometry = windowGeometry(hours, queriedAt);
-    const charts = lineCharts(stored, geometry);
+    const charts = lineCharts(stored, geometry, snapshot.samples);
     const healthById = new Map(stored.health.map((h) => [h.lineId, h.health]));
     const activityById = new Map(stored.activity.map((a) => [a.lineId, a]));
     const tableWeight = (route: string, lineId: string) =>
@@ -330,18 +332,23 @@ function lineStatusView(line: CachedLine, view: LineStatus, now: number) {
 }
 
 /**
- * Per line: the score trend (core summedLineScore over each bucket's per-sample sums), the mean field
- * completeness per heatmap column, and the answers per content-length bin.
+ * Per line: the score trend (core summedLineScore over each bucket's per-sample sums, with the samples'
+ * weights; one the registry does not hold yet counts 1), the mean field completeness per heatmap column, and
+ * the answers per content-length bin.
  */
-function lineCharts(stored: Pick<Stored, "buckets" | "bins">, { bucketMs, heatMs, start }: ReturnType<typeof windowGeometry>) {
-  const parts = new Map<string, LineBucket[][]>();
+function lineCharts(
+  stored: Pick<Stored, "buckets" | "bins">,
+  { bucketMs, heatMs, start }: ReturnType<typeof windowGeometry>,
+  samples: ReadonlyMap<string, Sample>,
+) {
+  const parts = new Map<string, SampleScoreSum[][]>();
   const fieldSums = new Map<string, { sum: number; n: number }[]>();
   for (const b of stored.buckets) {
     const i = Math.floor((b.at - start) / bucketMs + 1e-9);
     if (i < 0 || i >= TREND_POINTS) continue;
-    const buckets = parts.get(b.lineId) ?? Array.from({ length: TREND_POINTS }, (): LineBucket[] => []);
+    const buckets = parts.get(b.lineId) ?? Array.from({ length: TREND_POINTS }, (): SampleScoreSum[] => []);
     parts.set(b.lineId, buckets);
-    buckets[i]?.push(b);
+    buckets[i]?.push({ scoreSum: b.scoreSum, probes: b.probes, weight: samples.get(b.sampleId)?.weight });
     const cols = fieldSums.get(b.lineId) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }));
     fieldSums.set(b.lineId, cols);
     const col = cols[Math.floor((b.at - start) / heatMs + 1e-9)];
