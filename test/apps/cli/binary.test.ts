@@ -82,9 +82,15 @@ describe("the linewatch binary", () => {
     "serve: starts a control plane from its options (startControlPlane), answers, and stops on SIGTERM with exit 0",
     async () => {
       const dataDir = join(work, "serve-data");
+      // Its own embedded database, whatever the run's: never the PostgreSQL database DATABASE_URL names.
+      const { DATABASE_URL: _shared, ...env } = process.env;
       const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
         cwd: work,
-        env: { ...process.env, LOG_LEVEL: "warn", LINEWATCH_SCHEDULER: "false" },
+        env: {
+          ...Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith("LINEWATCH_"))),
+          LOG_LEVEL: "warn",
+          LINEWATCH_SCHEDULER: "false",
+        },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let stdout = "";
