@@ -10,10 +10,3 @@ export async function afterWrite(logger: Logger, what: string, apply: () => Prom
     logger.error("a stored line change could not be applied yet", { what, error: errorSummary(error) }),
   );
 }
-
-/** A unique-name violation is a 409 naming the field; anything else goes on as it was. */
-export function conflictOnDuplicate(isDuplicate: (e: unknown) => boolean, conflict: () => Error) {
-  return (e: unknown): never => {
-    throw isDuplicate(e) ? conflict() : e;
-  };
-}

@@ -2,20 +2,20 @@
 // engine. The API, the dashboard and the demo call these (STYLE 14).
 import { isUuid, type LineCreate, type LinePatch, type LineResponse, type ProbeResultResponse } from "@linewatch/contract";
 import { budgetFloorMs, type ProbeBudget } from "@linewatch/core";
-import { deleteLine, getLine, getRouteRow, insertLine, isUniqueViolation, type LineWrite, listLines, updateLine } from "@linewatch/db";
+import { deleteLine, getLine, getRouteRow, insertLine, type LineWrite, listLines, updateLine } from "@linewatch/db";
 import { upstreamUrlProblem } from "@linewatch/router-client";
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
-import { ApiError, ConflictError, NotFoundError, ValidationError } from "../errors";
+import { ApiError, NotFoundError, ValidationError } from "../errors";
 import { sealHeaders } from "../line-headers";
-import { afterWrite, conflictOnDuplicate } from "./after-write";
+import { afterWrite } from "./after-write";
+import { duplicateName } from "./duplicate-name";
 import { resultView } from "./line-views/probe-results";
 
 /** The longest interval a probe budget may stretch a line's schedule to: a day (SPEC §3's probeIntervalSec bound). */
 export const MAX_BUDGET_INTERVAL_MS = 86_400_000;
 
-const duplicateName = (name: string | undefined) => () =>
-  new ConflictError(`a line named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
+const lineNamed = (name: string | undefined) => `a line named ${JSON.stringify(name)} already exists`;
 
 /**
  * SPEC §6 stretches the interval to keep probes within probeBudgetPct of dailyQuota; a budget of
@@ -71,7 +71,7 @@ export class LineService {
       maxShare: input.maxShare ?? null,
       adminState: input.adminState,
     };
-    const line = await insertLine(this.db, write).catch(conflictOnDuplicate(isUniqueViolation, duplicateName(input.name)));
+    const line = await insertLine(this.db, write).catch(duplicateName(lineNamed(input.name)));
     await afterWrite(this.deps.logger, "line created", () => this.engine.registryChanged(line.routes.map((r) => r.route)));
     return line;
   }
@@ -89,9 +89,7 @@ export class LineService {
     const write: Partial<LineWrite> = { ...rest };
     if (headers !== undefined) Object.assign(write, sealHeaders(this.deps.secrets, headers));
     if (apiKey !== undefined) write.apiKeyEnc = apiKey === null ? null : this.deps.secrets.encrypt(apiKey);
-    const line = await updateLine(this.db, id, write, new Date(this.deps.clock.now())).catch(
-      conflictOnDuplicate(isUniqueViolation, duplicateName(patch.name)),
-    );
+    const line = await updateLine(this.db, id, write, new Date(this.deps.clock.now())).catch(duplicateName(lineNamed(patch.name)));
     if (!line) throw new NotFoundError(`line ${id}`);
     const routes = [...new Set([...before.routes, ...line.routes].map((r) => r.route))];
     await afterWrite(this.deps.logger, "line changed", () =>

@@ -6,7 +6,6 @@ import {
   deleteRoute,
   getRouteRow,
   insertRoute,
-  isUniqueViolation,
   listRouteRows,
   type RouteRow,
   routeMembers,
@@ -16,7 +15,7 @@ import {
 import type { AppDeps } from "../deps";
 import type { Engine } from "../engine";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
-import { conflictOnDuplicate } from "./after-write";
+import { duplicateName } from "./duplicate-name";
 
 const notFound = (name: string) => new NotFoundError(`route ${JSON.stringify(name)}`);
 
@@ -58,10 +57,8 @@ export class RouteService {
 
   async create(input: RouteCreate): Promise<RouteResponse> {
     checkPolicy(input.policy);
-    const conflict = () =>
-      new ConflictError(`a route named ${JSON.stringify(input.name)} already exists`, [{ field: "name", message: "already exists" }]);
     const row = await insertRoute(this.db, { ...input, policy: input.policy ?? null }).catch(
-      conflictOnDuplicate(isUniqueViolation, conflict),
+      duplicateName(`a route named ${JSON.stringify(input.name)} already exists`),
     );
     await this.changed(row.name);
     return this.describe(row);

@@ -8,17 +8,15 @@ import {
   getRouteRow,
   getSample,
   insertSample,
-  isUniqueViolation,
   listSamples,
   type SampleWrite,
   updateSample,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import { ConflictError, NotFoundError } from "../errors";
-import { conflictOnDuplicate } from "./after-write";
+import { NotFoundError } from "../errors";
+import { duplicateName } from "./duplicate-name";
 
-const duplicateName = (name: string | undefined) => () =>
-  new ConflictError(`a sample named ${JSON.stringify(name)} already exists`, [{ field: "name", message: "already exists" }]);
+const sampleNamed = (name: string | undefined) => `a sample named ${JSON.stringify(name)} already exists`;
 /** A stored sample on the wire: `source` is only ever "api" or "shipped" (the column is text); expect as a plain record. */
 const asResponse = (s: Sample & { source: string; updatedAt: string }): SampleResponse => ({
   ...s,
@@ -52,7 +50,7 @@ export class SampleService {
   async create(input: SampleCreate): Promise<SampleResponse> {
     await this.checkRoutes(input.routes);
     const write: SampleWrite = { ...input, timeoutMs: input.timeoutMs ?? null };
-    const sample = await insertSample(this.db, write).catch(conflictOnDuplicate(isUniqueViolation, duplicateName(input.name)));
+    const sample = await insertSample(this.db, write).catch(duplicateName(sampleNamed(input.name)));
     return asResponse(sample);
   }
 
@@ -62,9 +60,7 @@ export class SampleService {
     const { expect, ...rest } = patch;
     const write: Partial<SampleWrite> = { ...rest };
     if (expect) write.expect = expect;
-    const sample = await updateSample(this.db, id, write, new Date(this.deps.clock.now())).catch(
-      conflictOnDuplicate(isUniqueViolation, duplicateName(patch.name)),
-    );
+    const sample = await updateSample(this.db, id, write, new Date(this.deps.clock.now())).catch(duplicateName(sampleNamed(patch.name)));
     if (!sample) throw new NotFoundError(`sample ${id}`);
     return asResponse(sample);
   }

@@ -2,11 +2,11 @@
 // turns the open demo mode off for good; the last active admin token cannot be revoked (create another
 // first), so no one is locked out.
 import type { Role, TokenCreate, TokenCreated, TokenResponse } from "@linewatch/contract";
-import { insertToken, isUniqueViolation, listActiveTokens, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
+import { insertToken, listActiveTokens, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
 import { BOOTSTRAP_PREFIX, generateToken, hashToken, type TokenStore } from "../auth";
 import type { AppDeps } from "../deps";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
-import { conflictOnDuplicate } from "./after-write";
+import { duplicateName } from "./duplicate-name";
 
 const view = (t: TokenRow): TokenResponse => ({
   id: t.id,
@@ -36,10 +36,8 @@ export class TokenService {
     if (input.name.startsWith(BOOTSTRAP_PREFIX))
       throw ValidationError.field("name", `${BOOTSTRAP_PREFIX}… is reserved for LINEWATCH_ADMIN_TOKEN`);
     const token = generateToken(input.role);
-    const conflict = () =>
-      new ConflictError(`a token named ${JSON.stringify(input.name)} exists`, [{ field: "name", message: "already exists" }]);
     const row = await insertToken(this.db, { name: input.name, role: input.role, hash: hashToken(token).toString("hex") }).catch(
-      conflictOnDuplicate(isUniqueViolation, conflict),
+      duplicateName(`a token named ${JSON.stringify(input.name)} exists`),
     );
     this.store.invalidate();
     return { ...view(row), token };
