@@ -13,7 +13,7 @@ import { loadConfig } from "../../apps/control-plane/src/config";
 import { systemClock } from "../../apps/control-plane/src/deps";
 import { createLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
-import { startControlPlane } from "../../apps/control-plane/src/server";
+import { serveControlPlane } from "../../apps/control-plane/src/server";
 import { cpuMsSince, lineName, type ProbingOptions, printResult, runChild, sleep } from "./shared";
 
 export interface EngineOptions extends ProbingOptions {
@@ -146,7 +146,7 @@ async function main() {
     LINEWATCH_MAX_IN_FLIGHT: String(opts.maxInFlight),
     ...(opts.db === "postgres" ? { DATABASE_URL: opts.url } : { LINEWATCH_DATA_DIR: opts.dataDir }),
   });
-  const cp = await startControlPlane({
+  const cp = await serveControlPlane({
     config,
     database,
     clock: systemClock,

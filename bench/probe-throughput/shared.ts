@@ -3,9 +3,9 @@
 // child prints when it is done.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { SampleCreateSchema } from "@linewatch/contract";
 import type { Sample } from "@linewatch/core";
 import { parse } from "yaml";
-import { SampleCreateSchema } from "../../apps/control-plane/src/routes/samples/schema";
 import { shippedProbesDir } from "../../apps/control-plane/src/shipped-samples";
 
 /** What every probing child is told: where the lab is, how many lines, the pace and the windows. */

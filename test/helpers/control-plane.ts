@@ -4,7 +4,7 @@ import { loadConfig } from "../../apps/control-plane/src/config";
 import type { AppDeps, Clock } from "../../apps/control-plane/src/deps";
 import { type Logger, silentLogger } from "../../apps/control-plane/src/logger";
 import { createSecretBox } from "../../apps/control-plane/src/secrets";
-import { type ControlPlane, startControlPlane } from "../../apps/control-plane/src/server";
+import { type ControlPlane, serveControlPlane } from "../../apps/control-plane/src/server";
 import { createTestDatabase, type TestDatabase } from "./test-db";
 
 export interface TestControlPlane extends ControlPlane {
@@ -42,7 +42,7 @@ export async function startTestControlPlane(opts: TestControlPlaneOptions = {}):
     ...opts.env,
   });
   const database = await testDb.open();
-  const cp = await startControlPlane(
+  const cp = await serveControlPlane(
     {
       config,
       database,

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { DEFAULT_ROUTE_SETTINGS } from "@linewatch/core";
 import { UsageError } from "./errors";
 
 /**
@@ -45,7 +46,11 @@ export const OPTIONS = {
   "max-latency-ms": { type: "string", arg: "N", help: "expect: answered within N ms" },
   weight: { type: "string", arg: "N", help: "weight of the sample in the line score (default 1)" },
 
-  "free-share-cap": { type: "string", arg: "0-1", help: "most of the traffic free lines may carry together (default 0.2)" },
+  "free-share-cap": {
+    type: "string",
+    arg: "0-1",
+    help: `most of the traffic free lines may carry together (default ${DEFAULT_ROUTE_SETTINGS.freeShareCap})`,
+  },
   "on-all-down": { type: "string", arg: "MODE", help: "fail-open (default) or fail-closed" },
   cascade: { type: "boolean", help: "also remove the route from its lines and samples" },
 

@@ -8,20 +8,18 @@
 // that passes here is one the API accepts, and a bad one is refused before anything changes.
 
 import type { z } from "@hono/zod-openapi";
-import { DEFAULT_HEALTH_POLICY, resolveHealthPolicy } from "@linewatch/core";
+import { type LineCreate, LineCreateSchema, RouteCreateSchema, type SampleCreate, SampleCreateSchema } from "@linewatch/contract";
+import { checkRouteOverrides, type OnAllDown, OVERRIDE_FIELDS } from "@linewatch/core";
 import { Document } from "yaml";
-import { LineCreateSchema } from "../../control-plane/src/routes/lines/schema";
-import { RouteCreateSchema } from "../../control-plane/src/routes/routes/schema";
-import { SampleCreateSchema } from "../../control-plane/src/routes/samples/schema";
 import { type FieldProblem, InvalidInput } from "./errors";
 import type { Line, Route, Sample } from "./types";
 
-export type LineSpec = Omit<z.infer<typeof LineCreateSchema>, "apiKey" | "adminState">;
-export type SampleSpec = z.infer<typeof SampleCreateSchema>;
+export type LineSpec = Omit<LineCreate, "apiKey" | "adminState">;
+export type SampleSpec = SampleCreate;
 export type RouteSpec = {
   name: string;
   freeShareCap: number;
-  onAllDown: "fail-open" | "fail-closed";
+  onAllDown: OnAllDown;
   policy: Record<string, number> | null;
 };
 
@@ -58,16 +56,14 @@ function zodProblems(prefix: string, error: z.ZodError): FieldProblem[] {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The same policy checks as POST /v1/routes: known thresholds, usable values. */
+/** The same policy checks as POST /v1/routes (core checkRouteOverrides): known thresholds, usable values. */
 function policyProblems(prefix: string, policy: Record<string, number> | undefined): FieldProblem[] {
   if (!policy) return [];
-  const known = new Set(Object.keys(DEFAULT_HEALTH_POLICY).filter((k) => k !== "freeShareCap" && k !== "probationSteps"));
-  const unknown = Object.keys(policy).filter((k) => !known.has(k));
-  if (unknown.length > 0)
-    return unknown.map((k) => ({ field: `${prefix}.policy.${k}`, message: `unknown threshold (known: ${[...known].join(", ")})` }));
-  const resolved = resolveHealthPolicy(policy);
-  if (resolved.ok) return [];
-  return resolved.error.map((p) => ({ field: `${prefix}.policy.${p.split(":")[0]}`, message: p.split(":").slice(1).join(":").trim() }));
+  const checked = checkRouteOverrides(policy);
+  if (checked.ok) return [];
+  if (checked.error.kind === "invalid") return checked.error.problems.map((p) => ({ field: `${prefix}.${p.field}`, message: p.message }));
+  const known = OVERRIDE_FIELDS.join(", ");
+  return checked.error.fields.map((k) => ({ field: `${prefix}.policy.${k}`, message: `unknown threshold (known: ${known})` }));
 }
 
 /** Validate a parsed file. Every problem is collected, each naming its field (`lines[2].baseUrl`). */

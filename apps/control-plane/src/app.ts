@@ -5,35 +5,31 @@ import { HTTPException } from "hono/http-exception";
 import { type AuthEnv, authMiddleware, type TokenStore } from "./auth";
 import { dashboardRoutes } from "./dashboard/index";
 import type { AppDeps } from "./deps";
-import type { Engine } from "./engine";
 import { ApiError, envelope } from "./errors";
 import { RateLimitedLog } from "./logger";
-import type { Metrics } from "./metrics";
 import { eventRoutes } from "./routes/events/index";
 import { lineHealthRoutes } from "./routes/lines/health";
-import { type LineHooks, lineRoutes } from "./routes/lines/index";
+import { lineRoutes } from "./routes/lines/index";
 import { outcomeRoutes } from "./routes/outcomes/index";
 import { replayRoutes } from "./routes/replay/index";
-import { type RouteHooks, routeRoutes } from "./routes/routes/index";
+import { routeRoutes } from "./routes/routes/index";
 import { sampleRoutes } from "./routes/samples/index";
 import { renderDocsPage } from "./routes/system/docs-page";
 import { favicon } from "./routes/system/favicon";
 import { systemRoutes } from "./routes/system/index";
 import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
+import type { Services } from "./services/index";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** At most one "database unavailable" line per this long, however many requests fail. */
 const OUTAGE_LOG_INTERVAL_MS = 30_000;
 
-/** The parts of the running control plane the HTTP layer calls into. */
-export interface Services extends LineHooks, RouteHooks {
-  tokens: TokenStore;
-  engine: Engine;
-  metrics: Metrics;
-}
-
-export function createApp(deps: AppDeps, services: Services) {
+/**
+ * The HTTP layer over the services: every route is the contract's schema in, one service call, JSON
+ * out. `auth` is the token cache requests are authenticated with (the token service keeps it current).
+ */
+export function createApp(deps: AppDeps, services: Services, auth: TokenStore) {
   const app = new OpenAPIHono<AuthEnv>();
   const outageLog = new RateLimitedLog(deps.clock, OUTAGE_LOG_INTERVAL_MS);
 
@@ -56,7 +52,7 @@ export function createApp(deps: AppDeps, services: Services) {
   });
   app.notFound((c) => c.json(envelope("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
 
-  systemRoutes(app, deps, () => services.engine.health.faults.counts());
+  systemRoutes(app, deps, services.system);
 
   const limitBody = bodyLimit({
     maxSize: MAX_BODY_BYTES,
@@ -66,19 +62,19 @@ export function createApp(deps: AppDeps, services: Services) {
   // No handler reads the body of a GET or HEAD; asking for it costs the node server a whole Request
   // object per call, which was most of what a table answer cost over a health check.
   app.use("/v1/*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
-  app.use("/v1/*", authMiddleware(services.tokens));
+  app.use("/v1/*", authMiddleware(auth));
   // Public unless LINEWATCH_METRICS_PUBLIC=false (auth.ts isPublicPath); the dashboard checks its own cookie.
-  app.use("/metrics", authMiddleware(services.tokens));
+  app.use("/metrics", authMiddleware(auth));
 
-  app.route("/v1/lines", lineRoutes(deps, services));
-  app.route("/v1/lines", lineHealthRoutes(deps, services.engine));
-  app.route("/v1/tables", tableRoutes(services.engine));
-  app.route("/v1/events", eventRoutes(deps));
-  app.route("/v1/outcomes", outcomeRoutes(deps, services.engine));
-  app.route("/v1/tokens", tokenRoutes(deps, services.tokens));
-  app.route("/v1/samples", sampleRoutes(deps));
-  app.route("/v1/routes", routeRoutes(deps, services));
-  app.route("/v1/replay", replayRoutes(deps, services.engine));
+  app.route("/v1/lines", lineRoutes(services));
+  app.route("/v1/lines", lineHealthRoutes(services));
+  app.route("/v1/tables", tableRoutes(services));
+  app.route("/v1/events", eventRoutes(services));
+  app.route("/v1/outcomes", outcomeRoutes(services));
+  app.route("/v1/tokens", tokenRoutes(services));
+  app.route("/v1/samples", sampleRoutes(services));
+  app.route("/v1/routes", routeRoutes(services));
+  app.route("/v1/replay", replayRoutes(services, deps.logger));
 
   const docConfig = {
     openapi: "3.1.0",
@@ -91,13 +87,14 @@ export function createApp(deps: AppDeps, services: Services) {
   };
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.doc31("/openapi.json", docConfig);
-  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig) as never)));
+  app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig))));
   app.get("/favicon.svg", favicon);
   app.get("/favicon.ico", favicon);
-  app.get("/metrics", async (c) =>
-    c.body(await services.metrics.registry.metrics(), 200, { "content-type": services.metrics.registry.contentType }),
-  );
-  app.route("/", dashboardRoutes(deps, services.engine));
+  app.get("/metrics", async (c) => {
+    const { body, contentType } = await services.system.metrics();
+    return c.body(body, 200, { "content-type": contentType });
+  });
+  app.route("/", dashboardRoutes(deps, services));
 
   return app;
 }

@@ -1,12 +1,16 @@
 import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { HttpBindings } from "@hono/node-server";
+import type { Role } from "@linewatch/contract";
 import { insertToken, isUniqueViolation, listTokens, revokeToken, type TokenRow } from "@linewatch/db";
+
+/** A token as stored (its hash, never its value). */
+export type StoredToken = TokenRow;
+
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppDeps } from "./deps";
 import { ApiError } from "./errors";
 
-export const ROLES = ["admin", "viewer", "router"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role } from "@linewatch/contract";
 /** `open`: no token was ever created (embedded demo); everything but credentials is allowed. */
 export type Principal = { role: Role | "open"; tokenName: string | null };
 

@@ -1,8 +1,7 @@
-import type { Tier } from "@linewatch/core";
-import { findLineByName, getRouteRow, insertLine, insertRoute, updateLine } from "@linewatch/db";
+import { DEFAULT_ROUTE_SETTINGS, type Tier } from "@linewatch/core";
 import { type Lab, type LabMode, startLab } from "@linewatch/lab";
 import type { AppDeps } from "./deps";
-import type { Engine } from "./engine";
+import type { Services } from "./services/index";
 
 export const DEMO_ROUTE = "chat-default";
 const DEMO_LINES: { name: string; tier: Tier; weight: number; baseLatencyMs: number; latencyJitterMs: number }[] = [
@@ -30,35 +29,14 @@ export interface Demo {
  * `npm start`: four simulated lines (two paid, two free) on one route, registered and probed every
  * 15 s, with free-b going bad after two minutes so a newcomer sees scores, states and tables move.
  */
-export async function startDemo(deps: AppDeps, engine: Engine, port = 8790): Promise<Demo> {
+export async function startDemo(
+  deps: Pick<AppDeps, "clock" | "logger">,
+  services: Pick<Services, "lines" | "routes">,
+  port = 8790,
+): Promise<Demo> {
   const lines = DEMO_LINES.map(({ name, baseLatencyMs, latencyJitterMs }) => ({ name, baseLatencyMs, latencyJitterMs }));
   const lab = await startLab({ port, lines }).catch(() => startLab({ lines }));
-  const db = deps.database.db;
-  if (!(await getRouteRow(db, DEMO_ROUTE)))
-    await insertRoute(db, { name: DEMO_ROUTE, freeShareCap: 0.2, onAllDown: "fail-open", policy: null });
-  for (const l of DEMO_LINES) {
-    const existing = await findLineByName(db, l.name);
-    const fields = { baseUrl: lab.baseUrl(l.name), model: "lab-model", probeIntervalSec: 15 };
-    if (existing) await updateLine(db, existing.id, fields, new Date(deps.clock.now()));
-    else {
-      await insertLine(db, {
-        ...fields,
-        name: l.name,
-        tier: l.tier,
-        protocol: "openai-chat",
-        apiKeyEnc: null,
-        headers: {},
-        routes: [{ route: DEMO_ROUTE, weight: l.weight }],
-        timeoutMs: null,
-        dailyQuota: null,
-        probeBudgetPct: 5,
-        maxShare: null,
-        adminState: "active",
-      });
-    }
-  }
-  await engine.registryChanged([DEMO_ROUTE]);
-
+  await registerDemoLines(services, lab);
   const started = deps.clock.now();
   let current = -1;
   const step = () => {
@@ -81,4 +59,26 @@ export async function startDemo(deps: AppDeps, engine: Engine, port = 8790): Pro
       await lab.close();
     },
   };
+}
+
+/** The route and its four lines, through the services like any registration; a restart points them at this run's lab. */
+async function registerDemoLines({ lines, routes }: Pick<Services, "lines" | "routes">, lab: Lab): Promise<void> {
+  if (!(await routes.list()).some((r) => r.name === DEMO_ROUTE)) await routes.create({ name: DEMO_ROUTE, ...DEFAULT_ROUTE_SETTINGS });
+  const existing = new Map((await lines.list()).map((l) => [l.name, l.id]));
+  for (const l of DEMO_LINES) {
+    const fields = { baseUrl: lab.baseUrl(l.name), model: "lab-model", probeIntervalSec: 15 };
+    const id = existing.get(l.name);
+    if (id) await lines.update(id, fields);
+    else {
+      await lines.create({
+        ...fields,
+        name: l.name,
+        tier: l.tier,
+        protocol: "openai-chat",
+        routes: [{ route: DEMO_ROUTE, weight: l.weight }],
+        probeBudgetPct: 5,
+        adminState: "active",
+      });
+    }
+  }
 }

@@ -1,9 +1,6 @@
-// The control plane's public surface for other workspaces (CLI, router tests): its API schemas
-// and response types — one schema, three uses — and the way to start it.
+// The control plane's public surface for other workspaces (the CLI's `linewatch serve`, tests, benches):
+// its configuration and the way to start it. Its wire types are @linewatch/contract's.
 
-export { LineHealthSchema, ProbeResultSchema } from "./routes/lines/health-schema";
-export { type LineCreate, LineCreateSchema, type LinePatch, LinePatchSchema, type LineResponse, LineSchema } from "./routes/lines/schema";
-export { RouteCreateSchema, RoutePatchSchema, RouteSchema } from "./routes/routes/schema";
-export { type SampleCreate, SampleCreateSchema, type SamplePatch, SamplePatchSchema, SampleSchema } from "./routes/samples/schema";
-export { TableSchema } from "./routes/tables/schema";
-export { type ControlPlane, startControlPlane } from "./server";
+export { type Config, loadConfig } from "./config";
+export { type ControlPlane, serveControlPlane } from "./server";
+export { type RunningControlPlane, type StartOptions, startControlPlane, untilStopSignal } from "./start";

@@ -1,12 +1,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { type App, createApp, type Services } from "./app";
+import { type App, createApp } from "./app";
 import { TokenStore } from "./auth";
 import type { AppDeps } from "./deps";
 import { Engine } from "./engine";
 import { tablesFirst } from "./routes/tables/listener";
 import { startScheduler } from "./scheduler";
+import { createServices, type Services } from "./services/index";
 import { loadShippedSamples } from "./shipped-samples";
 
 export interface ControlPlane {
@@ -17,10 +18,13 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-/** Compose the running control plane on given deps: used by main.ts and by tests (port 0). */
-export async function startControlPlane(deps: AppDeps, opts: { rng?: () => number } = {}): Promise<ControlPlane> {
-  const tokens = new TokenStore(deps);
-  await tokens.bootstrap();
+/**
+ * Compose the running control plane on given deps and serve it: the engine, the services over it, the
+ * HTTP app over those, the scheduler. startControlPlane (start.ts) calls this; tests call it on port 0.
+ */
+export async function serveControlPlane(deps: AppDeps, opts: { rng?: () => number } = {}): Promise<ControlPlane> {
+  const auth = new TokenStore(deps);
+  await auth.bootstrap();
   if (deps.config.shippedSamples) {
     const names = await loadShippedSamples(deps, deps.config.probesDir);
     deps.logger.info("shipped samples loaded", { samples: names });
@@ -28,17 +32,12 @@ export async function startControlPlane(deps: AppDeps, opts: { rng?: () => numbe
   const engine = new Engine(deps, opts.rng);
   await engine.start();
   const scheduler = deps.config.scheduler ? startScheduler(engine) : null;
-  const services: Services = {
-    tokens,
-    engine,
-    metrics: engine.metrics,
-    linesChanged: (routes) => engine.registryChanged(routes),
-    adminStateChanged: (lineId, adminState, routes) => engine.adminStateChanged(lineId, adminState, routes),
-    routeChanged: (route) => engine.registryChanged([route], { reconcile: true }),
-  };
-  const app = createApp(deps, services);
+  const services = createServices(deps, engine, auth);
+  const app = createApp(deps, services, auth);
   // Table reads go to their prepared answers before Hono (routes/tables/listener.ts); the rest is the Hono app.
-  const server = createServer(tablesFirst(getRequestListener(app.fetch, { hostname: deps.config.host }), { engine, tokens }));
+  const server = createServer(
+    tablesFirst(getRequestListener(app.fetch, { hostname: deps.config.host }), { tables: services.tables, tokens: auth }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);

@@ -1,11 +1,11 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SampleCreateSchema } from "@linewatch/contract";
 import type { SampleExpect } from "@linewatch/core";
 import { upsertShippedSample } from "@linewatch/db";
 import { parse } from "yaml";
 import type { AppDeps } from "./deps";
-import { SampleCreateSchema } from "./routes/samples/schema";
 import { validationErrorFrom } from "./validation";
 
 export const shippedProbesDir = fileURLToPath(new URL("../../../probes", import.meta.url));

@@ -1,4 +1,5 @@
-export { emptyCounts, LIVE_OUTCOMES, type LiveOutcome, type OutcomeReport, type OutcomeReportLine } from "@linewatch/core";
+export type { OutcomeReportBody as OutcomeReport, OutcomeReportLineBody as OutcomeReportLine } from "@linewatch/contract";
+export { emptyCounts, LIVE_OUTCOMES, type LiveOutcome } from "@linewatch/core";
 export {
   type AnswerCheckOptions,
   type AnswerKind,

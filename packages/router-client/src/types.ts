@@ -1,13 +1,15 @@
-// Wire types of the control plane's router-facing API (SPEC §3, tables): declared once, in core
-// (packages/core/src/tables/route-table.ts), which the control plane's schema is checked against too.
-import type { RouteTable, RouteTableLine, RouteTableList } from "@linewatch/core";
+// Wire types of the control plane's router-facing API (SPEC §3, tables), as @linewatch/contract's
+// schemas say (type-only: a router loads nothing of zod). They equal core's RouteTable, the type the
+// publisher computes (test/packages/router-client/table-wire.test.ts).
+import type { TableLineResponse, TableListResponse, TableResponse } from "@linewatch/contract";
 
 export { TABLE_MODES, type TableMode } from "@linewatch/core";
-export type { RouteTable };
+/** `GET /v1/tables/:route`. */
+export type RouteTable = TableResponse;
 /** A line of a route's table. */
-export type TableLine = RouteTableLine;
+export type TableLine = TableLineResponse;
 /** `GET /v1/tables`. */
-export type TableList = RouteTableList;
+export type TableList = TableListResponse;
 
 /** A random number in [0, 1). */
 export type Rng = () => number;

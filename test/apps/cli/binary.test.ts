@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +74,57 @@ describe("the linewatch binary", () => {
       const again = await bin(["routes", "add", "chat"], { LINEWATCH_URL: cp.url });
       expect(again.code).toBe(1);
       expect(again.stderr).toContain("already exists");
+    },
+    SLOW,
+  );
+
+  it(
+    "serve: starts a control plane from its options (startControlPlane), answers, and stops on SIGTERM with exit 0",
+    async () => {
+      const dataDir = join(work, "serve-data");
+      // Its own embedded database, whatever the run's: never the PostgreSQL database DATABASE_URL names.
+      const { DATABASE_URL: _shared, ...env } = process.env;
+      const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--host", "127.0.0.1", "--data-dir", dataDir], {
+        cwd: work,
+        env: {
+          ...Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith("LINEWATCH_"))),
+          LOG_LEVEL: "warn",
+          LINEWATCH_SCHEDULER: "false",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stdout = "";
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          stdout += d.toString();
+          const found = /linewatch control plane: (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+          if (found?.[1]) resolve(found[1]);
+        });
+        void exited.then((code) => reject(new Error(`serve exited with ${code} before it served: ${stderr}`)));
+      });
+      try {
+        expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ status: "ok" });
+        expect(stdout).toContain(`embedded PGlite in ${dataDir}`);
+        // Its own data directory, made owner-only: the options reached the configuration, not the environment.
+        expect(statSync(dataDir).mode & 0o077).toBe(0);
+      } finally {
+        child.kill("SIGTERM");
+      }
+      expect(await exited, stderr).toBe(0);
+    },
+    SLOW,
+  );
+
+  it(
+    "serve: a bad option is said in a line naming the setting, exit 1, nothing started",
+    async () => {
+      const r = await bin(["serve", "--port", "99999"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("PORT");
+      expect(r.stdout).not.toContain("linewatch control plane:");
     },
     SLOW,
   );

@@ -55,3 +55,14 @@ describe("help", () => {
     expect((await runCli(["help", "apply"])).stdout).toContain("--prune");
   });
 });
+
+describe("serve", () => {
+  it("reads its options into the control plane's configuration, not into process.env: a bad one is exit 1 naming the setting", async () => {
+    const before = { PORT: process.env.PORT, HOST: process.env.HOST, LINEWATCH_DATA_DIR: process.env.LINEWATCH_DATA_DIR };
+    const r = await runCli(["serve", "--port", "99999", "--host", "127.0.0.9", "--data-dir", "/nonexistent/lw"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("PORT");
+    expect(r.stdout).toBe("");
+    expect({ PORT: process.env.PORT, HOST: process.env.HOST, LINEWATCH_DATA_DIR: process.env.LINEWATCH_DATA_DIR }).toEqual(before);
+  });
+});

@@ -2,10 +2,10 @@
 // and the router-client checks it with its own parser; these tests hold the three to one shape: at
 // the type level (checked by `npm run typecheck`, which covers test/) and on sample answers.
 import type { z } from "@hono/zod-openapi";
+import { type TableListSchema, TableSchema } from "@linewatch/contract";
 import type { RouteTable, RouteTableList } from "@linewatch/core";
 import { type RouteTable as ClientRouteTable, parseTable } from "@linewatch/router-client";
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { type TableListSchema, TableSchema } from "../../../apps/control-plane/src/routes/tables/schema";
 
 type Parsed = Extract<ReturnType<typeof parseTable>, { ok: true }>["value"];
 

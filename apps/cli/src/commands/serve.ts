@@ -1,4 +1,5 @@
 import type { Command } from "../command";
+import { CliError, EXIT } from "../errors";
 
 export const serveCommands: Command[] = [
   {
@@ -10,12 +11,23 @@ export const serveCommands: Command[] = [
     options: ["demo", "port", "host", "data-dir"],
     async run(ctx) {
       const v = ctx.values;
-      // The control plane's composition root reads process.env (its one reader, config.ts) and --demo from argv.
-      if (v.port !== undefined) process.env.PORT = v.port;
-      if (v.host !== undefined) process.env.HOST = v.host;
-      if (v["data-dir"] !== undefined) process.env.LINEWATCH_DATA_DIR = v["data-dir"];
-      if (v.demo && !process.argv.includes("--demo")) process.argv.push("--demo");
-      await import("../../../control-plane/src/main");
+      // Loaded only here: printing a table needs none of the control plane.
+      const { loadConfig, startControlPlane, untilStopSignal } = await import("@linewatch/control-plane");
+      const env = {
+        ...ctx.io.env,
+        ...(v.port !== undefined ? { PORT: v.port } : {}),
+        ...(v.host !== undefined ? { HOST: v.host } : {}),
+        ...(v["data-dir"] !== undefined ? { LINEWATCH_DATA_DIR: v["data-dir"] } : {}),
+      };
+      // A bad setting, a port in use, a database that will not open: said in a line, exit 1 (as `npm run serve`).
+      const cp = await Promise.resolve()
+        .then(() => startControlPlane(loadConfig(env), { demo: v.demo === true, print: (line) => ctx.print(line) }))
+        .catch((error: unknown) => {
+          throw new CliError(error instanceof Error ? error.message : String(error), EXIT.failed, [], "start");
+        });
+      const signal = await untilStopSignal();
+      cp.logger.info("shutting down", { signal });
+      await cp.stop();
     },
   },
 ];

@@ -1,8 +1,9 @@
-// HTML forms → the API's request bodies, checked by the API's own zod schemas; errors come back
-// keyed by form field so the page can show each one next to its input.
+// HTML forms → the API's request bodies, checked by the API's own zod schemas (and what the API
+// refuses to store); errors come back keyed by form field so the page can show each one next to its input.
 import type { z } from "@hono/zod-openapi";
-import { LineCreateSchema } from "../routes/lines/schema";
-import { SampleCreateSchema } from "../routes/samples/schema";
+import { type LineCreate, LineCreateSchema, type SampleCreate, SampleCreateSchema } from "@linewatch/contract";
+import type { ApiError } from "../errors";
+import { unstorable } from "../validation";
 
 export type FormValues = Record<string, string>;
 /** Form field name → message; "" is the form as a whole. */
@@ -11,9 +12,8 @@ export type FormErrors = Record<string, string>;
 /** Route rows the line form offers (a line joins more routes through the API or the CLI). */
 export const ROUTE_ROWS = 3;
 
-export type Parsed =
-  | { ok: true; body: Record<string, unknown>; toField: (path: readonly PropertyKey[]) => string }
-  | { ok: false; errors: FormErrors };
+/** A form read into what the service takes (`value`), and how to put the service's errors back onto its fields. */
+export type Parsed<T> = { ok: true; value: T; toField: (path: readonly PropertyKey[]) => string } | { ok: false; errors: FormErrors };
 
 /** Form data as plain strings; repeated names keep their last value, checkboxes are "on". */
 export function formValues(body: Record<string, string | File | (string | File)[]>): FormValues {
@@ -62,19 +62,35 @@ export function errorsFrom(
   return errors;
 }
 
-function check(
-  schema: z.ZodType,
+function check<S extends z.ZodType>(
+  schema: S,
   body: Record<string, unknown>,
   toField: (path: readonly PropertyKey[]) => string,
   local: FormErrors,
-): Parsed {
+): Parsed<z.output<S>> {
   const result = schema.safeParse(body);
-  const errors = { ...(result.success ? {} : errorsFrom(result.error.issues, toField)), ...local };
-  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, body, toField };
+  if (!result.success || Object.keys(local).length > 0) {
+    return { ok: false, errors: { ...(result.success ? {} : errorsFrom(result.error.issues, toField)), ...local } };
+  }
+  // As the API's validator (routes/common.ts): what validated but cannot be stored is refused, naming its field.
+  const problem = unstorable(result.data);
+  if (problem) return { ok: false, errors: errorsFrom([{ path: detailPath(problem[0] || "json"), message: problem[1] }], toField) };
+  return { ok: true, value: result.data, toField };
+}
+
+/** A service's refusal onto the form: details that name a field go next to it. */
+export function formErrorsFrom(error: ApiError, toField: (path: readonly PropertyKey[]) => string): FormErrors {
+  const errors: FormErrors = {};
+  for (const d of error.details) {
+    const key = d.field ? toField(detailPath(d.field)) : "";
+    errors[key] = errors[key] ? `${errors[key]}; ${d.message}` : d.message;
+  }
+  if (!errors[""] && Object.keys(errors).length === 0) errors[""] = error.message;
+  return errors;
 }
 
 /** The line form: what POST /v1/lines takes, validated by LineCreateSchema. */
-export function parseLineForm(values: FormValues): Parsed {
+export function parseLineForm(values: FormValues): Parsed<LineCreate> {
   const local: FormErrors = {};
   const body: Record<string, unknown> = {};
   for (const key of ["name", "tier", "protocol", "baseUrl", "model", "adminState"]) setIf(body, key, text(values[key]));
@@ -111,7 +127,7 @@ export const DEFAULT_SAMPLE_REQUEST = JSON.stringify(
 );
 
 /** The sample form: what POST /v1/samples takes, validated by SampleCreateSchema. */
-export function parseSampleForm(values: FormValues): Parsed {
+export function parseSampleForm(values: FormValues): Parsed<SampleCreate> {
   const local: FormErrors = {};
   const body: Record<string, unknown> = {};
   setIf(body, "name", text(values.name));

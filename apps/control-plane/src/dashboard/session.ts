@@ -1,7 +1,6 @@
-import type { TokenRow } from "@linewatch/db";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { TokenStore } from "../auth";
+import type { StoredToken, TokenStore } from "../auth";
 
 /** The cookie a browser carries its token in: a browser cannot send a bearer header on a page load. */
 export const TOKEN_COOKIE = "lw_token";
@@ -31,7 +30,7 @@ export class DashboardTokens {
   }
 
   /** Fresh unless `reuse`: right after isOpen() in the same request, its read is still current. */
-  async authenticate(token: string, reuse = false): Promise<TokenRow | null> {
+  async authenticate(token: string, reuse = false): Promise<StoredToken | null> {
     if (!reuse) this.store.invalidate();
     return this.store.authenticate(token);
   }

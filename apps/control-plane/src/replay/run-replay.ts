@@ -1,6 +1,7 @@
 // The shell of a policy replay (SPEC §10): resolve the request against the registry, stream the
 // range's probe results and events from the database into core's replay, build the report. Reads
 // only; a client that goes away aborts it between pages.
+import type { ReplayRequest } from "@linewatch/contract";
 import {
   applicableSamples,
   buildReport,
@@ -26,19 +27,8 @@ import type { CachedLine, RegistrySnapshot } from "../registry-cache";
 import { copyChunks, copyResultBatches, copyStatement, postgresClient } from "./copy-results";
 import { startReplayParts } from "./replay-parts";
 
-export interface ReplayRequest {
-  /** A duration back from now, e.g. "24h", "90m", "2d"; default 24h when neither from nor since is given. */
-  since?: string;
-  from?: string;
-  to?: string;
-  /** Line names or ids; default every line (of `routes`, when given). */
-  lines?: string[];
-  routes?: string[];
-  /** Proposed overrides (a route's health-policy fields) and optional scoring (weights, passScore). */
-  policy?: Record<string, unknown> | null;
-  /** A line (name or id) whose every change of state and weight the report lists, actual and proposed. */
-  timeline?: string;
-}
+/** The body of `POST /v1/replay` (docs/replay.md): a range, lines or routes, a proposed policy, a line to follow. */
+export type { ReplayRequest };
 
 export interface ReplayProgress {
   done: number;

@@ -12,7 +12,8 @@ import { initialHealth } from "./transition";
  * weight 0), `recovering` (probation), `off` (drained or disabled by an operator). A line at weight 0
  * is never shown in the colour of a good score.
  */
-export type StatusTone = "ok" | "degraded" | "down" | "recovering" | "off";
+export const STATUS_TONES = ["ok", "degraded", "down", "recovering", "off"] as const;
+export type StatusTone = (typeof STATUS_TONES)[number];
 
 export interface LineStatus extends Omit<HealthView, "state" | "weightFactor"> {
   /** What the line is, as tables and people see it: the registry's admin state wins over health. */

@@ -28,6 +28,20 @@ const problemsOf = (prefix: string, problems: string[]): FieldProblem[] =>
     return { field: `${prefix}${key}`, message: rest.join(":").trim() };
   });
 
+/** Why a route's policy override is refused: fields it may not set (checked first), or values out of bounds. */
+export type OverrideProblem = { kind: "unknown"; fields: string[] } | { kind: "invalid"; problems: FieldProblem[] };
+
+/**
+ * A route's policy override, as `POST`/`PATCH /v1/routes` and the registry file check it: it names
+ * known thresholds only, and the policy it makes is usable. Problems name `policy.<name>`.
+ */
+export function checkRouteOverrides(policy: Readonly<Record<string, number>>): Result<Partial<HealthPolicy>, OverrideProblem> {
+  const unknown = Object.keys(policy).filter((k) => !OVERRIDE_FIELDS.includes(k));
+  if (unknown.length > 0) return err({ kind: "unknown", fields: unknown });
+  const resolved = resolveHealthPolicy(policy);
+  return resolved.ok ? ok(policy) : err({ kind: "invalid", problems: problemsOf("policy.", resolved.error) });
+}
+
 /** Checks a proposed policy (e.g. a parsed YAML/JSON file); problems name the field as `policy.<name>`. */
 export function parseReplayPolicy(input: unknown): Result<ReplayPolicy, FieldProblem[]> {
   if (input === undefined || input === null) return ok({ overrides: {}, scoring: null });

@@ -31,7 +31,15 @@ export {
   scoreLatency,
 } from "./latency";
 export { ANCHORED_LENGTH_SHARE, LENGTH_SLACK_CHARS, relativeLengthScore, scoreLength } from "./length";
-export { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, type ScoredResult } from "./line-score";
+export {
+  averageComponents,
+  LINE_SCORE_WINDOW_MS,
+  lineScore,
+  type SampleScoreSum,
+  type ScoredResult,
+  sampleWeight,
+  summedLineScore,
+} from "./line-score";
 export {
   type ComponentScore,
   PEER_LENGTH_SHARE,

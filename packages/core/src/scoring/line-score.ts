@@ -22,9 +22,36 @@ export function lineScore(results: readonly ScoredResult[], now: number, windowM
   let total = 0;
   for (const r of results) {
     if (!(r.startedAt >= now - windowMs && r.startedAt <= now) || !Number.isFinite(r.score)) continue;
-    const w = r.weight === undefined ? 1 : Number.isFinite(r.weight) && r.weight > 0 ? r.weight : 0;
+    const w = sampleWeight(r.weight);
     sum += w * r.score;
     total += w;
+  }
+  return total === 0 ? null : roundTo(sum / total, 1);
+}
+
+/** What a sample's probes count for in a line score: its weight when finite and positive, 1 when absent, else 0. */
+export function sampleWeight(weight: number | undefined): number {
+  return weight === undefined ? 1 : Number.isFinite(weight) && weight > 0 ? weight : 0;
+}
+
+/** The scores of one sample's probes, summed (a time bucket of the dashboard's trend, read summed from the database). */
+export interface SampleScoreSum {
+  scoreSum: number;
+  probes: number;
+  weight?: number;
+}
+
+/**
+ * lineScore over probes given as per-sample sums: the same sample-weighted mean, rounded to 0.1; null
+ * when nothing weighs. The dashboard's score trend is this per bucket.
+ */
+export function summedLineScore(sums: Iterable<SampleScoreSum>): number | null {
+  let sum = 0;
+  let total = 0;
+  for (const s of sums) {
+    const w = sampleWeight(s.weight);
+    sum += w * s.scoreSum;
+    total += w * s.probes;
   }
   return total === 0 ? null : roundTo(sum / total, 1);
 }

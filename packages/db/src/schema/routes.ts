@@ -1,10 +1,10 @@
-import type { HealthPolicy } from "@linewatch/core";
+import { DEFAULT_ROUTE_SETTINGS, type HealthPolicy, type OnAllDown } from "@linewatch/core";
 import { jsonb, pgTable, real, text, timestamp } from "drizzle-orm/pg-core";
 
 export const routes = pgTable("routes", {
   name: text("name").primaryKey(),
-  freeShareCap: real("free_share_cap").notNull().default(0.2),
-  onAllDown: text("on_all_down").notNull().default("fail-open"),
+  freeShareCap: real("free_share_cap").notNull().default(DEFAULT_ROUTE_SETTINGS.freeShareCap),
+  onAllDown: text("on_all_down").$type<OnAllDown>().notNull().default(DEFAULT_ROUTE_SETTINGS.onAllDown),
   /** Per-route overrides of the health policy (SPEC §5 thresholds). */
   policy: jsonb("policy").$type<Partial<HealthPolicy>>(),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

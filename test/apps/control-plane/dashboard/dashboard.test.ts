@@ -16,7 +16,7 @@ describe("dashboard in a browser (open mode, the demo's lines)", () => {
 
   beforeAll(async () => {
     cp = await startTestControlPlane();
-    demo = await startDemo(cp.engine.deps, cp.engine, 0);
+    demo = await startDemo(cp.engine.deps, cp.services, 0);
     const lines = ((await (await cp.request("/v1/lines")).json()) as { lines: { id: string; name: string }[] }).lines;
     for (const l of lines) ids[l.name] = l.id;
     // No scheduler in tests: a few probes by hand give every panel data.

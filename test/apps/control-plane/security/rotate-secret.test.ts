@@ -9,7 +9,7 @@ import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { silentLogger } from "../../../../apps/control-plane/src/logger";
 import { rotateLineKeys } from "../../../../apps/control-plane/src/rotate-secret";
 import { createSecretBox, type SecretBox } from "../../../../apps/control-plane/src/secrets";
-import { type ControlPlane, startControlPlane } from "../../../../apps/control-plane/src/server";
+import { type ControlPlane, serveControlPlane } from "../../../../apps/control-plane/src/server";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/test-db";
 import { hexKey, queryRows } from "./helpers";
 
@@ -31,7 +31,7 @@ async function start(secrets: SecretBox): Promise<ControlPlane & { stop(): Promi
     LINEWATCH_SCHEDULER: "false",
     LINEWATCH_SHIPPED_SAMPLES: "false",
   });
-  const cp = await startControlPlane({ config, database, clock: { now: () => Date.now() }, logger: silentLogger, secrets });
+  const cp = await serveControlPlane({ config, database, clock: { now: () => Date.now() }, logger: silentLogger, secrets });
   return {
     ...cp,
     stop: async () => {

@@ -1,4 +1,5 @@
-import { averageComponents, LINE_SCORE_WINDOW_MS, lineScore } from "@linewatch/core";
+import { averageComponents, LINE_SCORE_WINDOW_MS, lineScore, summedLineScore } from "@linewatch/core";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
 const NOW = 1_764_450_000_000;
@@ -42,6 +43,57 @@ describe("lineScore", () => {
         NOW,
       ),
     ).toBe(44.4);
+  });
+});
+
+describe("summedLineScore (the dashboard's trend, per bucket, from per-sample sums)", () => {
+  it("weighs each sample's probes by its weight; 0, negative or NaN weigh nothing; null when nothing weighs", () => {
+    expect(
+      summedLineScore([
+        { scoreSum: 300, probes: 3, weight: 3 },
+        { scoreSum: 0, probes: 1, weight: 1 },
+      ]),
+    ).toBe(90);
+    expect(summedLineScore([{ scoreSum: 90, probes: 1 }])).toBe(90);
+    expect(
+      summedLineScore([
+        { scoreSum: 90, probes: 1, weight: 0 },
+        { scoreSum: 10, probes: 1, weight: Number.NaN },
+      ]),
+    ).toBeNull();
+    expect(
+      summedLineScore([
+        { scoreSum: 40, probes: 1, weight: -2 },
+        { scoreSum: 80, probes: 1, weight: 1 },
+      ]),
+    ).toBe(80);
+    expect(summedLineScore([])).toBeNull();
+  });
+
+  it("is lineScore over the same probes", () => {
+    const probe = fc.record({
+      sample: fc.integer({ min: 0, max: 3 }),
+      score: fc.double({ min: 0, max: 100, noNaN: true }),
+    });
+    const weights = fc.array(fc.oneof(fc.constant(0), fc.double({ min: 0.01, max: 10, noNaN: true })), { minLength: 4, maxLength: 4 });
+    fc.assert(
+      fc.property(fc.array(probe, { maxLength: 40 }), weights, (probes, w) => {
+        const sums = new Map<number, { scoreSum: number; probes: number; weight: number }>();
+        for (const p of probes) {
+          const s = sums.get(p.sample) ?? { scoreSum: 0, probes: 0, weight: w[p.sample] ?? 1 };
+          s.scoreSum += p.score;
+          s.probes += 1;
+          sums.set(p.sample, s);
+        }
+        const one = lineScore(
+          probes.map((p) => ({ score: p.score, startedAt: NOW, weight: w[p.sample] ?? 1 })),
+          NOW,
+        );
+        const summed = summedLineScore(sums.values());
+        if (one === null || summed === null) expect(summed).toBe(one);
+        else expect(Math.abs(summed - one)).toBeLessThanOrEqual(0.1 + 1e-9);
+      }),
+    );
   });
 });
 

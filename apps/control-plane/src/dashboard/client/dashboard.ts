@@ -1,17 +1,17 @@
 // linewatch dashboard, in the browser: live times, charts (uPlot + small canvases), filters, and the
 // refresh loop. The server renders every number; this script only draws and keeps the page current.
 // Built for the browser by esbuild when the control plane starts (../assets.ts); the formatters and
-// the pass score are the server's own (views/format.ts, core), not copies.
-import { PASS_SCORE } from "@linewatch/core";
+// the score rule are the server's own (views/format.ts, core scoreTone and PASS_SCORE), not copies.
+import { PASS_SCORE, type ScoreTone, type StatusTone, scoreTone } from "@linewatch/core";
 import type uPlot from "uplot";
-import type { LinePage } from "../line-data";
+import type { LineChart } from "../../services/line-views/line-page";
 import { ago, remaining } from "../views/format";
 import type { chartData } from "../views/overview";
 import { firstFilledBucket, fitStart } from "./fit-window";
 
 type ChartData = ReturnType<typeof chartData>;
 type ChartLine = ChartData["lines"][number];
-type LineChartData = LinePage["chart"];
+type LineChartData = LineChart;
 
 declare global {
   interface Window {
@@ -65,14 +65,20 @@ function readJson<T>(id: string): T | null {
 function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
-function scoreColor(v: number | null | undefined): string {
-  return v === null || v === undefined
-    ? cssVar("--muted")
-    : v >= 80
-      ? cssVar("--good")
-      : v >= PASS_SCORE
-        ? cssVar("--warn")
-        : cssVar("--bad");
+/** The colours of the score classes (dashboard.css .s-*), one per tone core's scoreTone gives. */
+const TONE_COLORS: Record<ScoreTone, string> = {
+  good: "--good",
+  warn: "--warn",
+  bad: "--bad",
+  none: "--muted",
+  degraded: "--degraded",
+  down: "--cooldown",
+  recovering: "--probation",
+  off: "--muted",
+};
+/** A score's colour as the tables show it (core scoreTone): by its value while the line is healthy, else by the line's tone. */
+function scoreColor(v: number | null | undefined, tone: StatusTone): string {
+  return cssVar(TONE_COLORS[scoreTone(v ?? null, tone)]);
 }
 
 /** A canvas sized for its CSS box and the screen's pixel ratio. */
@@ -246,7 +252,7 @@ function drawSparks(data: ChartData): void {
     ctx.lineTo(w, y(PASS_SCORE));
     ctx.stroke();
     const last = [...line.trend].reverse().find((v) => v !== null);
-    ctx.strokeStyle = ctx.fillStyle = scoreColor(last);
+    ctx.strokeStyle = ctx.fillStyle = scoreColor(last, line.tone);
     ctx.lineWidth = 1.5;
     ctx.beginPath();
     let drawing = false;

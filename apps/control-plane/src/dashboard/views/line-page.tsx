@@ -1,7 +1,6 @@
-import type { FC } from "hono/jsx";
-import type { LinePage } from "../line-data";
-import type { WindowHours } from "../overview-data";
-import { WINDOWS } from "../overview-data";
+import type { LineHealth } from "@linewatch/contract";
+import type { Child, FC } from "hono/jsx";
+import { type LinePage, WINDOWS, type WindowHours } from "../../services/line-views/index";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { StateBadge, Timeline } from "./overview";
 
@@ -21,10 +20,10 @@ const Ago: FC<{ at: number; now: number }> = ({ at, now }) => (
   </time>
 );
 
-const Kv: FC<{ k: string; children?: unknown; title?: string }> = ({ k, children, title }) => (
+const Kv: FC<{ k: string; children?: Child; title?: string }> = ({ k, children, title }) => (
   <div class="kv" title={title}>
     <span class="k">{k}</span>
-    <span class="v">{children as never}</span>
+    <span class="v">{children}</span>
   </div>
 );
 
@@ -52,213 +51,250 @@ const AdminButtons: FC<{ p: LinePage }> = ({ p }) => (
   </form>
 );
 
-export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hours: WindowHours }> = ({ p, canWrite, now, hours }) => {
-  const h = p.health;
+const LineHead: FC<{ p: LinePage; canWrite: boolean; now: number }> = ({ p, canWrite, now }) => (
+  <section class="line-head">
+    <div>
+      <h1>
+        {p.line.name} <StateBadge state={p.health.state} />
+        <span class={`tier tier-${p.line.tier}`}>{p.line.tier}</span>
+      </h1>
+      <div class="muted">
+        {p.line.protocol} · {p.line.model} · {p.line.baseUrl} · since <Ago at={Date.parse(p.health.since)} now={now} />
+        {p.health.state !== p.health.serviceState ? ` · probes say ${p.health.serviceState}` : ""}
+      </div>
+    </div>
+    {canWrite ? <AdminButtons p={p} /> : null}
+  </section>
+);
+
+const LiveCard: FC<{ live: LineHealth["live"] }> = ({ live }) => (
+  <section class="panel card" id="live-card">
+    <h2>Live traffic</h2>
+    {live.recent.successRate === null ? (
+      <div class="muted">no live answers reported in the last 2 min</div>
+    ) : (
+      <>
+        <div class={`big ${live.suspect ? "s-bad" : live.recent.successRate >= 0.95 ? "s-good" : "s-warn"}`}>
+          {percent(live.recent.successRate)}
+        </div>
+        <div class="muted">
+          ok of {live.recent.requests} live answers · last 2 min · {live.recent.routers.length} router(s) · baseline failures{" "}
+          {percent(live.baseline.failureRate)}
+        </div>
+        <div class="muted">
+          {Object.entries(live.recent.counts)
+            .filter(([, n]) => n > 0)
+            .map(([o, n]) => `${n} ${o}`)
+            .join(" · ")}
+        </div>
+        {live.suspect ? <div class="s-bad">{live.reason}</div> : null}
+      </>
+    )}
+  </section>
+);
+
+const ScoreCard: FC<{ h: LineHealth }> = ({ h }) => {
   const components = h.components; // a const: its null check holds inside the callbacks below
   return (
-    <>
-      <section class="line-head">
-        <div>
-          <h1>
-            {p.line.name} <StateBadge state={h.state} />
-            <span class={`tier tier-${p.line.tier}`}>{p.line.tier}</span>
-          </h1>
-          <div class="muted">
-            {p.line.protocol} · {p.line.model} · {p.line.baseUrl} · since <Ago at={Date.parse(h.since)} now={now} />
-            {h.state !== h.serviceState ? ` · probes say ${h.serviceState}` : ""}
-          </div>
-        </div>
-        {canWrite ? <AdminButtons p={p} /> : null}
-      </section>
-
-      <div class="row cards" id="line-cards" data-swap="">
-        <section class="panel card" id="live-card">
-          <h2>Live traffic</h2>
-          {h.live.recent.successRate === null ? (
-            <div class="muted">no live answers reported in the last 2 min</div>
-          ) : (
-            <>
-              <div class={`big ${h.live.suspect ? "s-bad" : h.live.recent.successRate >= 0.95 ? "s-good" : "s-warn"}`}>
-                {percent(h.live.recent.successRate)}
-              </div>
-              <div class="muted">
-                ok of {h.live.recent.requests} live answers · last 2 min · {h.live.recent.routers.length} router(s) · baseline failures{" "}
-                {percent(h.live.baseline.failureRate)}
-              </div>
-              <div class="muted">
-                {Object.entries(h.live.recent.counts)
-                  .filter(([, n]) => n > 0)
-                  .map(([o, n]) => `${n} ${o}`)
-                  .join(" · ")}
-              </div>
-              {h.live.suspect ? <div class="s-bad">{h.live.reason}</div> : null}
-            </>
-          )}
-        </section>
-        <section class="panel card">
-          <h2>Score</h2>
-          <div class={`big ${scoreClass(h.score, h.tone)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
-          <div class="muted">mean of the last 10 min · weight factor {percent(h.weightFactor)}</div>
-          {components ? (
-            <div class="comps">
-              {COMPONENTS.map(([key, label, title]) => (
-                <div class="comp" title={title}>
-                  <span class="k">{label}</span>
-                  <span class="bar">
-                    <i class={compClass(components[key])} style={{ width: `${Math.round(components[key] * 100)}%` }} />
-                  </span>
-                  <span class="v">{components[key].toFixed(2)}</span>
-                </div>
-              ))}
-            </div>
-          ) : null}
-        </section>
-        <section class="panel card">
-          <h2>Health</h2>
-          {h.cooldown ? (
-            <Kv k="cooldown">
-              <span class="until" data-until={String(Date.parse(h.cooldown.until))}>
-                {remaining(Date.parse(h.cooldown.until) - now)}
-              </span>{" "}
-              left of {remaining(h.cooldown.durationMs)}
-            </Kv>
-          ) : null}
-          {h.probation ? (
-            <Kv k="probation">
-              stage {h.probation.stage + 1} · {percent(h.probation.factor)} of its weight
-            </Kv>
-          ) : null}
-          {h.holdUntil && Date.parse(h.holdUntil) > now ? (
-            <Kv k="anti-flap hold" title="the weight is not raised before this">
-              <span class="until" data-until={String(Date.parse(h.holdUntil))}>
-                {remaining(Date.parse(h.holdUntil) - now)}
+    <section class="panel card">
+      <h2>Score</h2>
+      <div class={`big ${scoreClass(h.score, h.tone)}`}>{h.score === null ? "–" : h.score.toFixed(1)}</div>
+      <div class="muted">mean of the last 10 min · weight factor {percent(h.weightFactor)}</div>
+      {components ? (
+        <div class="comps">
+          {COMPONENTS.map(([key, label, title]) => (
+            <div class="comp" title={title}>
+              <span class="k">{label}</span>
+              <span class="bar">
+                <i class={compClass(components[key])} style={{ width: `${Math.round(components[key] * 100)}%` }} />
               </span>
-            </Kv>
-          ) : null}
-          {h.fastProbeUntil && Date.parse(h.fastProbeUntil) > now ? <Kv k="fast probing">after a trend alert</Kv> : null}
-          <Kv k="failed in a row">{h.consecutiveFailures}</Kv>
-          <Kv k="passed in a row">{h.consecutivePasses}</Kv>
-          {h.routes.map((r) => (
-            <Kv k={`route ${r.route}`} title={`base weight ${r.baseWeight}; table v${r.tableVersion ?? "–"}`}>
-              <b class={r.weight === 0 ? "zero" : ""}>{share(r.weight)}</b> <span class="muted">(base {r.baseWeight})</span>
-            </Kv>
+              <span class="v">{components[key].toFixed(2)}</span>
+            </div>
           ))}
-        </section>
-        <section class="panel card">
-          <h2>Probing</h2>
-          <Kv k="samples">{h.probing.samples.length ? h.probing.samples.join(", ") : "none applies"}</Kv>
-          <Kv k="interval">{h.probing.intervalSec} s</Kv>
-          <Kv k="probes a day">{h.probing.probesPerDay}</Kv>
-          <Kv k="last 24 h">
-            {h.probing.last24h.probes} probes · {h.probing.last24h.tokens} tokens
-          </Kv>
-          <Kv k="timeout">{p.line.timeoutMs === null ? "the sample's" : `${p.line.timeoutMs} ms`}</Kv>
-          <Kv k="quota">{p.line.dailyQuota === null ? "none" : `${p.line.dailyQuota}/day, ${p.line.probeBudgetPct}% for probes`}</Kv>
-          <Kv k="API key">{p.line.hasApiKey ? "set (encrypted)" : "none"}</Kv>
-          {p.headerNames.length ? <Kv k="headers">{p.headerNames.join(", ")}</Kv> : null}
-        </section>
-      </div>
-
-      <section class="panel" id="p-line-chart">
-        <div class="panel-head">
-          <h2>Probe scores per sample</h2>
-          <nav class="tools window" aria-label="time window">
-            {WINDOWS.map((w) => (
-              <a href={`/lines/${p.line.id}?hours=${w}`} class={w === hours ? "on" : ""}>
-                {w} h
-              </a>
-            ))}
-          </nav>
         </div>
-        <div id="line-chart" class="chart" />
-        <p class="hint" id="trend-empty" hidden>
-          No probe in this window yet.
-        </p>
-      </section>
-
-      <section class="panel" id="p-probes">
-        <div class="panel-head">
-          <h2>Recent probes</h2>
-          <span class="hint">newest first · components 0–1 · a component below 0.5 fails the probe</span>
-        </div>
-        <div id="probes-body" class="scroll tall" data-swap="">
-          {p.recent.length === 0 ? (
-            <p class="empty">Not probed yet.</p>
-          ) : (
-            <table class="probes">
-              <thead>
-                <tr>
-                  <th>when</th>
-                  <th>sample</th>
-                  <th>HTTP</th>
-                  <th class="num">ms</th>
-                  <th class="num">score</th>
-                  {COMPONENTS.map(([, label, title]) => (
-                    <th class="num" title={title}>
-                      {label}
-                    </th>
-                  ))}
-                  <th class="num">chars</th>
-                  <th>why</th>
-                  <th>answer</th>
-                </tr>
-              </thead>
-              <tbody>
-                {p.recent.map((r) => (
-                  <tr class={r.passed ? "pass" : "fail"} data-probe={r.id}>
-                    <td>
-                      <Ago at={r.startedAt} now={now} />
-                      {r.trigger !== "schedule" ? <small class="muted"> {r.trigger}</small> : null}
-                    </td>
-                    <td>{r.sampleName}</td>
-                    <td>
-                      {r.errorClass ? <span class="s-bad">{`${r.errorClass}${r.status ? ` ${r.status}` : ""}`}</span> : (r.status ?? "–")}
-                    </td>
-                    <td class="num">{r.latencyMs}</td>
-                    <td class="num">
-                      <span class={`score ${r.passed ? "s-good" : "s-bad"}`} title={r.passed ? "passed" : "failed"}>
-                        {r.score.toFixed(0)}
-                      </span>
-                    </td>
-                    {COMPONENTS.map(([key]) => (
-                      <td class={`num comp-v ${compClass(r.components[key])}`}>{r.components[key].toFixed(2)}</td>
-                    ))}
-                    <td class="num">{r.contentLength}</td>
-                    <td class="reasons">
-                      {r.checks
-                        .filter((c) => c.verdict !== "pass")
-                        .map((c) => (
-                          <span class={`check ${c.verdict === "fail" ? "s-bad" : "muted"}`} title={c.detail ?? ""} data-check={c.name}>
-                            {c.verdict === "fail" ? `✗ ${c.name}` : `${c.name} (broken sample)`}{" "}
-                          </span>
-                        ))}
-                      {r.reasons.length ? r.reasons.join("; ") : r.passed ? "" : (r.errorClass ?? "")}
-                    </td>
-                    <td class="excerpt">
-                      {r.excerpt.length > 90 ? (
-                        <details>
-                          <summary>{r.excerpt.slice(0, 90)}…</summary>
-                          <pre>{r.excerpt}</pre>
-                        </details>
-                      ) : (
-                        <span>{r.excerpt || <span class="muted">(empty)</span>}</span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </div>
-      </section>
-
-      <section class="panel" id="p-events">
-        <div class="panel-head">
-          <h2>Timeline of this line</h2>
-        </div>
-        <Timeline events={p.events} now={now} />
-      </section>
-      <script type="application/json" id="line-chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(p.chart) }} />
-    </>
+      ) : null}
+    </section>
   );
 };
+
+/** A time still to come, counting down in the browser. */
+const Left: FC<{ until: number; now: number }> = ({ until, now }) => (
+  <span class="until" data-until={String(until)}>
+    {remaining(until - now)}
+  </span>
+);
+
+const HealthCard: FC<{ h: LineHealth; now: number }> = ({ h, now }) => (
+  <section class="panel card">
+    <h2>Health</h2>
+    {h.cooldown ? (
+      <Kv k="cooldown">
+        <Left until={Date.parse(h.cooldown.until)} now={now} /> left of {remaining(h.cooldown.durationMs)}
+      </Kv>
+    ) : null}
+    {h.probation ? (
+      <Kv k="probation">
+        stage {h.probation.stage + 1} · {percent(h.probation.factor)} of its weight
+      </Kv>
+    ) : null}
+    {h.holdUntil && Date.parse(h.holdUntil) > now ? (
+      <Kv k="anti-flap hold" title="the weight is not raised before this">
+        <Left until={Date.parse(h.holdUntil)} now={now} />
+      </Kv>
+    ) : null}
+    {h.fastProbeUntil && Date.parse(h.fastProbeUntil) > now ? <Kv k="fast probing">after a trend alert</Kv> : null}
+    <Kv k="failed in a row">{h.consecutiveFailures}</Kv>
+    <Kv k="passed in a row">{h.consecutivePasses}</Kv>
+    {h.routes.map((r) => (
+      <Kv k={`route ${r.route}`} title={`base weight ${r.baseWeight}; table v${r.tableVersion ?? "–"}`}>
+        <b class={r.weight === 0 ? "zero" : ""}>{share(r.weight)}</b> <span class="muted">(base {r.baseWeight})</span>
+      </Kv>
+    ))}
+  </section>
+);
+
+const ProbingCard: FC<{ p: LinePage }> = ({ p }) => {
+  const { probing } = p.health;
+  return (
+    <section class="panel card">
+      <h2>Probing</h2>
+      <Kv k="samples">{probing.samples.length ? probing.samples.join(", ") : "none applies"}</Kv>
+      <Kv k="interval">{probing.intervalSec} s</Kv>
+      <Kv k="probes a day">{probing.probesPerDay}</Kv>
+      <Kv k="last 24 h">
+        {probing.last24h.probes} probes · {probing.last24h.tokens} tokens
+      </Kv>
+      <Kv k="timeout">{p.line.timeoutMs === null ? "the sample's" : `${p.line.timeoutMs} ms`}</Kv>
+      <Kv k="quota">{p.line.dailyQuota === null ? "none" : `${p.line.dailyQuota}/day, ${p.line.probeBudgetPct}% for probes`}</Kv>
+      <Kv k="API key">{p.line.hasApiKey ? "set (encrypted)" : "none"}</Kv>
+      {p.headerNames.length ? <Kv k="headers">{p.headerNames.join(", ")}</Kv> : null}
+    </section>
+  );
+};
+
+const ChartPanel: FC<{ id: string; hours: WindowHours }> = ({ id, hours }) => (
+  <section class="panel" id="p-line-chart">
+    <div class="panel-head">
+      <h2>Probe scores per sample</h2>
+      <nav class="tools window" aria-label="time window">
+        {WINDOWS.map((w) => (
+          <a href={`/lines/${id}?hours=${w}`} class={w === hours ? "on" : ""}>
+            {w} h
+          </a>
+        ))}
+      </nav>
+    </div>
+    <div id="line-chart" class="chart" />
+    <p class="hint" id="trend-empty" hidden>
+      No probe in this window yet.
+    </p>
+  </section>
+);
+
+type RecentProbe = LinePage["recent"][number];
+
+/** Why a probe lost points: its failed (or unevaluable) checks, then the reasons in words. */
+const Why: FC<{ r: RecentProbe }> = ({ r }) => (
+  <td class="reasons">
+    {r.checks
+      .filter((c) => c.verdict !== "pass")
+      .map((c) => (
+        <span class={`check ${c.verdict === "fail" ? "s-bad" : "muted"}`} title={c.detail ?? ""} data-check={c.name}>
+          {c.verdict === "fail" ? `✗ ${c.name}` : `${c.name} (broken sample)`}{" "}
+        </span>
+      ))}
+    {r.reasons.length ? r.reasons.join("; ") : r.passed ? "" : (r.errorClass ?? "")}
+  </td>
+);
+
+const ProbeRow: FC<{ r: RecentProbe; now: number }> = ({ r, now }) => (
+  <tr class={r.passed ? "pass" : "fail"} data-probe={r.id}>
+    <td>
+      <Ago at={r.startedAt} now={now} />
+      {r.trigger !== "schedule" ? <small class="muted"> {r.trigger}</small> : null}
+    </td>
+    <td>{r.sampleName}</td>
+    <td>{r.errorClass ? <span class="s-bad">{`${r.errorClass}${r.status ? ` ${r.status}` : ""}`}</span> : (r.status ?? "–")}</td>
+    <td class="num">{r.latencyMs}</td>
+    <td class="num">
+      <span class={`score ${r.passed ? "s-good" : "s-bad"}`} title={r.passed ? "passed" : "failed"}>
+        {r.score.toFixed(0)}
+      </span>
+    </td>
+    {COMPONENTS.map(([key]) => (
+      <td class={`num comp-v ${compClass(r.components[key])}`}>{r.components[key].toFixed(2)}</td>
+    ))}
+    <td class="num">{r.contentLength}</td>
+    <Why r={r} />
+    <td class="excerpt">
+      {r.excerpt.length > 90 ? (
+        <details>
+          <summary>{r.excerpt.slice(0, 90)}…</summary>
+          <pre>{r.excerpt}</pre>
+        </details>
+      ) : (
+        <span>{r.excerpt || <span class="muted">(empty)</span>}</span>
+      )}
+    </td>
+  </tr>
+);
+
+const ProbesPanel: FC<{ recent: RecentProbe[]; now: number }> = ({ recent, now }) => (
+  <section class="panel" id="p-probes">
+    <div class="panel-head">
+      <h2>Recent probes</h2>
+      <span class="hint">newest first · components 0–1 · a component below 0.5 fails the probe</span>
+    </div>
+    <div id="probes-body" class="scroll tall" data-swap="">
+      {recent.length === 0 ? (
+        <p class="empty">Not probed yet.</p>
+      ) : (
+        <table class="probes">
+          <thead>
+            <tr>
+              <th>when</th>
+              <th>sample</th>
+              <th>HTTP</th>
+              <th class="num">ms</th>
+              <th class="num">score</th>
+              {COMPONENTS.map(([, label, title]) => (
+                <th class="num" title={title}>
+                  {label}
+                </th>
+              ))}
+              <th class="num">chars</th>
+              <th>why</th>
+              <th>answer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {recent.map((r) => (
+              <ProbeRow r={r} now={now} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  </section>
+);
+
+export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hours: WindowHours }> = ({ p, canWrite, now, hours }) => (
+  <>
+    <LineHead p={p} canWrite={canWrite} now={now} />
+    <div class="row cards" id="line-cards" data-swap="">
+      <LiveCard live={p.health.live} />
+      <ScoreCard h={p.health} />
+      <HealthCard h={p.health} now={now} />
+      <ProbingCard p={p} />
+    </div>
+    <ChartPanel id={p.line.id} hours={hours} />
+    <ProbesPanel recent={p.recent} now={now} />
+    <section class="panel" id="p-events">
+      <div class="panel-head">
+        <h2>Timeline of this line</h2>
+      </div>
+      <Timeline events={p.events} now={now} />
+    </section>
+    <script type="application/json" id="line-chart-data" data-swap="" dangerouslySetInnerHTML={{ __html: scriptJson(p.chart) }} />
+  </>
+);

@@ -1,7 +1,15 @@
 import type { HealthState } from "@linewatch/core";
-import { LENGTH_BINS, LENGTH_DECADES } from "@linewatch/db";
 import type { FC } from "hono/jsx";
-import { type EventView, type LineView, type LiveCell, type Overview, type RouteView, WINDOWS } from "../overview-data";
+import {
+  type EventView,
+  LENGTH_BINS,
+  LENGTH_DECADES,
+  type LineView,
+  type LiveCell,
+  type Overview,
+  type RouteView,
+  WINDOWS,
+} from "../../services/line-views/index";
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { type FormState, LineForm, SampleForm } from "./forms";
 
@@ -95,6 +103,70 @@ const Actions: FC<{ l: LineView }> = ({ l }) =>
     </button>
   );
 
+/** The score, in its line's tone: a line at weight 0 never shows in the colour of a good score (core scoreTone). */
+const Score: FC<{ l: LineView }> = ({ l }) => (
+  <span
+    class={`score ${scoreClass(l.score, l.tone)}`}
+    title={l.tone === "ok" ? undefined : `${l.state}: its probes score this, but it carries ${percent(l.weightFactor)} of its weight`}
+  >
+    {l.score === null ? "–" : l.score.toFixed(1)}
+  </span>
+);
+
+const RouteWeights: FC<{ l: LineView }> = ({ l }) => (
+  <td class="weights">
+    {l.routes.length === 0 ? <span class="muted">no route</span> : null}
+    {l.routes.map((r) => (
+      <div title={`base ${r.baseWeight} × health ${percent(l.weightFactor)} → ${r.weight}/10000`}>
+        <span class="muted">{r.route}</span> <b class={r.weight === 0 ? "zero" : undefined}>{share(r.weight)}</b>
+      </div>
+    ))}
+  </td>
+);
+
+const LineRow: FC<{ l: LineView; i: number; now: number; canWrite: boolean }> = ({ l, i, now, canWrite }) => (
+  <tr data-line={l.id} data-state={l.state} data-i={String(i)}>
+    <td>
+      <input type="checkbox" class="pick" aria-label={`chart ${l.name}`} />
+    </td>
+    <td class="name">
+      <a href={lineHref(l.name)}>{l.name}</a>
+      <small class="muted"> {l.model}</small>
+    </td>
+    <td>
+      <span class={`tier tier-${l.tier}`}>{l.tier}</span>
+    </td>
+    <td>
+      <StateBadge state={l.state} />
+      <small class="muted">
+        {" "}
+        <Ago at={l.since} now={now} bare />
+      </small>
+    </td>
+    <td class="num">
+      <Score l={l} />
+    </td>
+    <td class="num live">
+      <LiveOk live={l.live} />
+    </td>
+    <td>
+      <canvas class="spark" width="120" height="26" />
+    </td>
+    <RouteWeights l={l} />
+    <td>
+      <LastProbe l={l} now={now} />
+    </td>
+    <td>
+      <Timers l={l} now={now} />
+    </td>
+    {canWrite ? (
+      <td>
+        <Actions l={l} />
+      </td>
+    ) : null}
+  </tr>
+);
+
 export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite }) => (
   <div id="lines-body" class="scroll tall" data-swap="">
     {o.lines.length === 0 ? (
@@ -124,62 +196,7 @@ export const LinesTable: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite
         </thead>
         <tbody>
           {o.lines.map((l, i) => (
-            <tr data-line={l.id} data-state={l.state} data-i={String(i)}>
-              <td>
-                <input type="checkbox" class="pick" aria-label={`chart ${l.name}`} />
-              </td>
-              <td class="name">
-                <a href={lineHref(l.name)}>{l.name}</a>
-                <small class="muted"> {l.model}</small>
-              </td>
-              <td>
-                <span class={`tier tier-${l.tier}`}>{l.tier}</span>
-              </td>
-              <td>
-                <StateBadge state={l.state} />
-                <small class="muted">
-                  {" "}
-                  <Ago at={l.since} now={o.now} bare />
-                </small>
-              </td>
-              <td class="num">
-                <span
-                  class={`score ${scoreClass(l.score, l.tone)}`}
-                  title={
-                    l.tone === "ok"
-                      ? undefined
-                      : `${l.state}: its probes score this, but it carries ${percent(l.weightFactor)} of its weight`
-                  }
-                >
-                  {l.score === null ? "–" : l.score.toFixed(1)}
-                </span>
-              </td>
-              <td class="num live">
-                <LiveOk live={l.live} />
-              </td>
-              <td>
-                <canvas class="spark" width="120" height="26" />
-              </td>
-              <td class="weights">
-                {l.routes.length === 0 ? <span class="muted">no route</span> : null}
-                {l.routes.map((r) => (
-                  <div title={`base ${r.baseWeight} × health ${percent(l.weightFactor)} → ${r.weight}/10000`}>
-                    <span class="muted">{r.route}</span> <b class={r.weight === 0 ? "zero" : undefined}>{share(r.weight)}</b>
-                  </div>
-                ))}
-              </td>
-              <td>
-                <LastProbe l={l} now={o.now} />
-              </td>
-              <td>
-                <Timers l={l} now={o.now} />
-              </td>
-              {canWrite ? (
-                <td>
-                  <Actions l={l} />
-                </td>
-              ) : null}
-            </tr>
+            <LineRow l={l} i={i} now={o.now} canWrite={canWrite} />
           ))}
         </tbody>
       </table>
@@ -298,6 +315,7 @@ export function chartData(o: Overview) {
     lines: o.lines.map((l) => ({
       name: l.name,
       state: l.state,
+      tone: l.tone,
       trend: l.trend.map((v) => (v === null ? null : Math.round(v))),
       fields: l.fields.map((v) => (v === null ? null : Math.round(v * 100))),
       len: l.lengths,
@@ -319,134 +337,149 @@ const WindowPicker: FC<{ hours: number }> = ({ hours }) => (
   </nav>
 );
 
-export const OverviewBody: FC<{ o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" }> = ({
-  o,
-  canWrite,
-  lineForm,
-  sampleForm,
-  open,
-}) => (
-  <>
-    <section class="panel" id="p-lines">
-      <div class="panel-head">
-        <h2>Lines</h2>
-        <div class="tools">
-          <input id="line-filter" type="search" placeholder="filter by name, tier, state, route…" aria-label="filter lines" />
-          <span id="filter-count" class="muted" />
-          <WindowPicker hours={o.hours} />
-        </div>
+const LinesPanel: FC<{ o: Overview; canWrite: boolean }> = ({ o, canWrite }) => (
+  <section class="panel" id="p-lines">
+    <div class="panel-head">
+      <h2>Lines</h2>
+      <div class="tools">
+        <input id="line-filter" type="search" placeholder="filter by name, tier, state, route…" aria-label="filter lines" />
+        <span id="filter-count" class="muted" />
+        <WindowPicker hours={o.hours} />
       </div>
-      <LinesTable o={o} canWrite={canWrite} />
-    </section>
-
-    <div class="row">
-      <section class="panel grow" id="p-trend">
-        <div class="panel-head">
-          <h2>Score trend</h2>
-          <span class="hint">
-            mean probe score per {Math.round(o.bucketMs / 60_000)} min, last {o.hours} h · tick lines in the table to compare them
-          </span>
-        </div>
-        <div id="trend-chart" class="chart" />
-        <p class="hint" id="trend-empty" hidden>
-          No probe in this window yet.
-        </p>
-      </section>
-      <section class="panel side" id="p-tables">
-        <div class="panel-head">
-          <h2>Route tables</h2>
-          <span class="hint">weights as routers pull them</span>
-        </div>
-        <RouteTables o={o} />
-      </section>
     </div>
+    <LinesTable o={o} canWrite={canWrite} />
+  </section>
+);
 
-    <div class="row">
-      <section class="panel half" id="p-heatmap">
-        <div class="panel-head">
-          <h2>Field completeness</h2>
-          <span class="hint">share of required fields present, per {Math.round(o.heatMs / 60_000)} min</span>
-        </div>
-        <div class="scroll canvas-box">
-          <canvas id="heatmap" aria-label="field completeness heatmap, time by line" />
-        </div>
-      </section>
-      <section class="panel half" id="p-lengths">
-        <div class="panel-head">
-          <h2>Content length</h2>
-          <span class="hint">answers per length (log scale), last {o.hours} h</span>
-        </div>
-        <div class="scroll canvas-box">
-          <canvas id="lengths" aria-label="content length distribution per line" />
-        </div>
-      </section>
+const TrendAndTables: FC<{ o: Overview }> = ({ o }) => (
+  <div class="row">
+    <section class="panel grow" id="p-trend">
+      <div class="panel-head">
+        <h2>Score trend</h2>
+        <span class="hint">
+          mean probe score per {Math.round(o.bucketMs / 60_000)} min, last {o.hours} h · tick lines in the table to compare them
+        </span>
+      </div>
+      <div id="trend-chart" class="chart" />
+      <p class="hint" id="trend-empty" hidden>
+        No probe in this window yet.
+      </p>
+    </section>
+    <section class="panel side" id="p-tables">
+      <div class="panel-head">
+        <h2>Route tables</h2>
+        <span class="hint">weights as routers pull them</span>
+      </div>
+      <RouteTables o={o} />
+    </section>
+  </div>
+);
+
+const CompletenessAndLengths: FC<{ o: Overview }> = ({ o }) => (
+  <div class="row">
+    <section class="panel half" id="p-heatmap">
+      <div class="panel-head">
+        <h2>Field completeness</h2>
+        <span class="hint">share of required fields present, per {Math.round(o.heatMs / 60_000)} min</span>
+      </div>
+      <div class="scroll canvas-box">
+        <canvas id="heatmap" aria-label="field completeness heatmap, time by line" />
+      </div>
+    </section>
+    <section class="panel half" id="p-lengths">
+      <div class="panel-head">
+        <h2>Content length</h2>
+        <span class="hint">answers per length (log scale), last {o.hours} h</span>
+      </div>
+      <div class="scroll canvas-box">
+        <canvas id="lengths" aria-label="content length distribution per line" />
+      </div>
+    </section>
+  </div>
+);
+
+const EventsPanel: FC<{ o: Overview }> = ({ o }) => (
+  <section class="panel" id="p-events">
+    <div class="panel-head">
+      <h2>Timeline</h2>
+      <fieldset class="tools kinds" aria-label="event kinds">
+        <label>
+          <input type="checkbox" data-kind="state_change" checked /> state
+        </label>
+        <label>
+          <input type="checkbox" data-kind="weight_change" checked /> weight
+        </label>
+        <label>
+          <input type="checkbox" data-kind="trend_alert" checked /> alerts
+        </label>
+        <label>
+          <input type="checkbox" data-kind="table_published" checked /> tables
+        </label>
+      </fieldset>
     </div>
+    <Timeline events={o.events} now={o.now} />
+  </section>
+);
 
-    <section class="panel" id="p-events">
-      <div class="panel-head">
-        <h2>Timeline</h2>
-        <fieldset class="tools kinds" aria-label="event kinds">
-          <label>
-            <input type="checkbox" data-kind="state_change" checked /> state
-          </label>
-          <label>
-            <input type="checkbox" data-kind="weight_change" checked /> weight
-          </label>
-          <label>
-            <input type="checkbox" data-kind="trend_alert" checked /> alerts
-          </label>
-          <label>
-            <input type="checkbox" data-kind="table_published" checked /> tables
-          </label>
-        </fieldset>
-      </div>
-      <Timeline events={o.events} now={o.now} />
-    </section>
+const SamplesTable: FC<{ samples: Overview["samples"] }> = ({ samples }) =>
+  samples.length === 0 ? (
+    <p class="empty">No sample: lines are not probed until one applies.</p>
+  ) : (
+    <table class="samples">
+      <thead>
+        <tr>
+          <th>sample</th>
+          <th>protocol</th>
+          <th>routes</th>
+          <th class="num">weight</th>
+          <th>source</th>
+        </tr>
+      </thead>
+      <tbody>
+        {samples.map((s) => (
+          <tr>
+            <td>{s.name}</td>
+            <td>{s.protocol}</td>
+            <td>{s.routes.length ? s.routes.join(", ") : <span class="muted">every route</span>}</td>
+            <td class="num">{s.weight}</td>
+            <td class="muted">{s.source}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 
-    <section class="panel" id="p-manage">
-      <div class="panel-head">
-        <h2>Manage</h2>
-        {canWrite ? null : <span class="hint">read-only: sign in with an admin token to change lines and samples</span>}
-      </div>
-      {canWrite ? (
-        <div class="row forms">
-          <LineForm state={lineForm} routes={o.routes.map((r) => r.name)} open={open === "line"} />
-          <SampleForm state={sampleForm} open={open === "sample"} />
-        </div>
-      ) : null}
-      <h3>Samples</h3>
-      {o.samples.length === 0 ? (
-        <p class="empty">No sample: lines are not probed until one applies.</p>
-      ) : (
-        <table class="samples">
-          <thead>
-            <tr>
-              <th>sample</th>
-              <th>protocol</th>
-              <th>routes</th>
-              <th class="num">weight</th>
-              <th>source</th>
-            </tr>
-          </thead>
-          <tbody>
-            {o.samples.map((s) => (
-              <tr>
-                <td>{s.name}</td>
-                <td>{s.protocol}</td>
-                <td>{s.routes.length ? s.routes.join(", ") : <span class="muted">every route</span>}</td>
-                <td class="num">{s.weight}</td>
-                <td class="muted">{s.source}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-    </section>
+type OverviewProps = { o: Overview; canWrite: boolean; lineForm: FormState; sampleForm: FormState; open?: "line" | "sample" };
+
+const ManagePanel: FC<OverviewProps> = ({ o, canWrite, lineForm, sampleForm, open }) => (
+  <section class="panel" id="p-manage">
+    <div class="panel-head">
+      <h2>Manage</h2>
+      {canWrite ? null : <span class="hint">read-only: sign in with an admin token to change lines and samples</span>}
+    </div>
     {canWrite ? (
+      <div class="row forms">
+        <LineForm state={lineForm} routes={o.routes.map((r) => r.name)} open={open === "line"} />
+        <SampleForm state={sampleForm} open={open === "sample"} />
+      </div>
+    ) : null}
+    <h3>Samples</h3>
+    <SamplesTable samples={o.samples} />
+  </section>
+);
+
+export const OverviewBody: FC<OverviewProps> = (props) => (
+  <>
+    <LinesPanel o={props.o} canWrite={props.canWrite} />
+    <TrendAndTables o={props.o} />
+    <CompletenessAndLengths o={props.o} />
+    <EventsPanel o={props.o} />
+    <ManagePanel {...props} />
+    {props.canWrite ? (
       <form id="admin-form" method="post" action="/dashboard/admin" hidden>
-        <input type="hidden" name="next" value={`/?hours=${o.hours}`} />
+        <input type="hidden" name="next" value={`/?hours=${props.o.hours}`} />
       </form>
     ) : null}
-    <ChartData o={o} />
+    <ChartData o={props.o} />
   </>
 );

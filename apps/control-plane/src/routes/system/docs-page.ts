@@ -1,19 +1,23 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { html, raw } from "hono/html";
 
-type Doc = { info: { title: string; version: string; description?: string }; paths?: Record<string, Record<string, Operation>> };
-type Operation = {
-  summary?: string;
-  tags?: string[];
-  parameters?: { name: string; in: string; description?: string }[];
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { description?: string }>;
-};
+type Doc = ReturnType<OpenAPIHono["getOpenAPI31Document"]>;
+type PathItem = NonNullable<Doc["paths"]>[string];
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+const isMethod = (key: string): key is (typeof METHODS)[number] => (METHODS as readonly string[]).includes(key);
+
+/** The operations of a path, in the order the document lists them. */
+const operationsOf = (path: string, item: PathItem) =>
+  Object.keys(item)
+    .filter(isMethod)
+    .flatMap((method) => {
+      const op = item[method];
+      return op ? [{ path, method: method.toUpperCase(), op }] : [];
+    });
 
 /** The API reference, rendered from /openapi.json on the server (these machines are offline: no CDN UI). */
 export function renderDocsPage(doc: Doc) {
-  const ops = Object.entries(doc.paths ?? {}).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
-  );
+  const ops = Object.entries(doc.paths ?? {}).flatMap(([path, item]) => operationsOf(path, item));
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${doc.info.title} API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -33,9 +37,13 @@ ${ops.map(
 <div class="r">responses: ${Object.entries(op.responses ?? {})
     .map(([s, r]) => `${s} ${r.description ?? ""}`)
     .join(" · ")}</div>
-${op.parameters?.length ? html`<div class="r">parameters: ${op.parameters.map((p) => `${p.name} (${p.in})`).join(", ")}</div>` : ""}
-${op.requestBody?.content?.["application/json"]?.schema ? html`<details><summary>request body</summary><pre>${JSON.stringify(op.requestBody.content["application/json"].schema, null, 2)}</pre></details>` : raw("")}
+${op.parameters?.length ? html`<div class="r">parameters: ${op.parameters.map((p) => ("name" in p ? `${p.name} (${p.in})` : p.$ref)).join(", ")}</div>` : ""}
+${requestSchema(op.requestBody) ? html`<details><summary>request body</summary><pre>${JSON.stringify(requestSchema(op.requestBody), null, 2)}</pre></details>` : raw("")}
 </div>`,
 )}
 </body></html>`;
 }
+
+/** The JSON schema of a request body, when it has one. */
+const requestSchema = (body: NonNullable<PathItem["post"]>["requestBody"]) =>
+  body && "content" in body ? body.content["application/json"]?.schema : undefined;

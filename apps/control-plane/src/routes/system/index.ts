@@ -1,33 +1,10 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import { LiveSchema, NotReadySchema, ReadySchema } from "@linewatch/contract";
 import type { AuthEnv } from "../../auth";
 import type { AppDeps } from "../../deps";
 import { envelope } from "../../errors";
-import type { HealthFaultCounts } from "../../health/health-faults";
-import { ErrorSchema, json } from "../common";
-
-const LiveSchema = z.object({ status: z.literal("ok") }).openapi("Live");
-const HealthFaultsSchema = z
-  .object({
-    unappliedResults: z
-      .number()
-      .int()
-      .openapi({ description: "Probe results and live judgments this replica's health machine could not apply" }),
-    failSafeCooldowns: z
-      .number()
-      .int()
-      .openapi({ description: "Lines sent to cooldown by the fail-safe, because a failing result of theirs could not be applied" }),
-    last: z
-      .object({ at: z.string(), line: z.string(), error: z.string() })
-      .nullable()
-      .openapi({ description: "The last fault: when, which line, the error's kind" }),
-  })
-  .openapi("HealthFaults", { description: "Faults of the health machine on this replica since it started (SPEC §5 fail-safe)" });
-const ReadySchema = z.object({ status: z.literal("ready"), database: z.literal("ok"), health: HealthFaultsSchema }).openapi("Ready");
-const NotReadySchema = ErrorSchema.extend({
-  status: z.literal("not ready"),
-  database: z.string().openapi({ description: "Why the database did not answer" }),
-  health: HealthFaultsSchema,
-}).openapi("NotReady");
+import type { SystemService } from "../../services/system";
+import { json } from "../common";
 
 /** Public: no token, whatever the token store holds (auth.ts isPublicPath). */
 const PUBLIC: { [name: string]: string[] }[] = [];
@@ -36,7 +13,7 @@ const PUBLIC: { [name: string]: string[] }[] = [];
  * The service endpoints (SPEC §3): /healthz and /readyz here, and the description of those served
  * elsewhere (/metrics, /openapi.json, /docs, the dashboard at /) so /openapi.json lists every path.
  */
-export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: AppDeps, healthFaults: () => HealthFaultCounts): void {
+export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: Pick<AppDeps, "config">, system: SystemService): void {
   app.openapi(
     createRoute({
       method: "get",
@@ -58,20 +35,12 @@ export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: AppDeps, healthFau
       responses: { 200: json(ReadySchema, "Ready"), 503: json(NotReadySchema, "The database is unreachable") },
     }),
     async (c) => {
-      try {
-        await deps.database.ping();
-        return c.json({ status: "ready" as const, database: "ok" as const, health: healthFaults() }, 200);
-      } catch (error) {
-        return c.json(
-          {
-            ...envelope("unavailable", "database unreachable"),
-            status: "not ready" as const,
-            database: String(error),
-            health: healthFaults(),
-          },
-          503,
-        );
-      }
+      const r = await system.readiness();
+      if (r.ready) return c.json({ status: "ready" as const, database: "ok" as const, health: r.health }, 200);
+      return c.json(
+        { ...envelope("unavailable", "database unreachable"), status: "not ready" as const, database: r.database, health: r.health },
+        503,
+      );
     },
   );
 

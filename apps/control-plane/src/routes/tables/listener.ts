@@ -1,21 +1,20 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { TableQuery } from "@linewatch/contract";
 import { allowedRoles, bearerToken, type Role, type TokenStore } from "../../auth";
-import type { Engine } from "../../engine";
-import { tableAnswer, tableAnswerNow } from "./answer";
-import { TableQuery } from "./schema";
+import type { TableService } from "../../services/tables";
 
 const PREFIX = "/v1/tables/";
 
 /**
  * The Node request listener the control plane serves with. `GET`/`HEAD /v1/tables/:route` with a
  * token that may read it and a route that has a table go straight to its prepared answer (the same
- * `tableAnswer` the Hono route runs, minus building a Fetch Request and Response, a Context and the
+ * TableService answer the Hono route runs, minus building a Fetch Request and Response, a Context and the
  * middleware chain, which cost a table answer more than the answer itself). Anything else is the
  * Hono app's, which answers it as it always has: every refusal and error (401, 403, 404, a bad
  * waitSec), a route's first request (which computes its table), and a path or query that needs
  * decoding.
  */
-export function tablesFirst(hono: RequestListener, parts: { engine: Engine; tokens: TokenStore }): RequestListener {
+export function tablesFirst(hono: RequestListener, parts: { tables: TableService; tokens: TokenStore }): RequestListener {
   return (incoming, outgoing) => {
     const method = incoming.method;
     const url = incoming.url ?? "";
@@ -38,7 +37,7 @@ export function tablesFirst(hono: RequestListener, parts: { engine: Engine; toke
 
 /** Answer a table request that needs nothing but the prepared answer; false: leave it to the Hono app. */
 async function serveTable(
-  { engine, tokens }: { engine: Engine; tokens: TokenStore },
+  { tables, tokens }: { tables: TableService; tokens: TokenStore },
   incoming: IncomingMessage,
   outgoing: ServerResponse,
   url: string,
@@ -67,10 +66,8 @@ async function serveTable(
     if (!row || !allowedRoles(incoming.method ?? "GET", path).includes(row.role as Role)) return false;
     role = row.role as Role;
   } else if (!(await tokens.isOpen())) return false;
-  const snapshot = await engine.registry.get();
-  if (!snapshot.routes.has(route)) return false;
-  const served = engine.publisher.servedTable(route);
-  if (!served) return false;
+  const first = tables.servedIn(await tables.snapshot(), route);
+  if (!first) return false;
   const ifNoneMatch = incoming.headers["if-none-match"];
   let signal: AbortSignal | undefined;
   if (waitSec) {
@@ -81,9 +78,7 @@ async function serveTable(
   }
   // Without a wait, in the same turn: an await per answer measurably cost a table answer.
   const request = { router: role === "router", ifNoneMatch, waitSec, signal };
-  const answer = waitSec
-    ? await tableAnswer(engine, route, { served, snapshot }, request)
-    : tableAnswerNow(engine, { served, snapshot }, request);
+  const answer = waitSec ? await tables.answer(route, first, request) : tables.answerNow(first, request);
   if (outgoing.destroyed) return true;
   if (answer.status === 304) {
     outgoing.writeHead(304, answer.headers);

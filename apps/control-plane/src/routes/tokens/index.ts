@@ -1,94 +1,38 @@
-import { createRoute, z } from "@hono/zod-openapi";
-import { insertToken, isUniqueViolation, listActiveTokens, listTokens, revokeToken } from "@linewatch/db";
-import { BOOTSTRAP_PREFIX, generateToken, hashToken, ROLES, type TokenStore } from "../../auth";
-import type { AppDeps } from "../../deps";
-import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { createRouter, errorResponses, json, jsonBody, NameSchema } from "../common";
+// /v1/tokens (admin only, auth.ts): schema in, one service call (services/tokens.ts), JSON out.
+import { createRoute } from "@hono/zod-openapi";
+import { TokenCreatedSchema, TokenCreateSchema, TokenListSchema, TokenParam, TokenSchema } from "@linewatch/contract";
+import type { Services } from "../../services/index";
+import { createRouter, errorResponses, json, jsonBody } from "../common";
 
-const TokenCreateSchema = z.strictObject({ name: NameSchema, role: z.enum(ROLES) }).openapi("TokenCreate");
-const TokenSchema = z
-  .object({ id: z.string(), name: z.string(), role: z.enum(ROLES), createdAt: z.string(), revokedAt: z.string().nullable() })
-  .openapi("Token");
-const TokenCreatedSchema = TokenSchema.extend({
-  token: z.string().openapi({ description: "Shown once; only its hash is stored" }),
-}).openapi("TokenCreated");
-const TokenParam = z.object({ idOrName: z.string().openapi({ param: { name: "idOrName", in: "path" } }) });
+const tags = ["tokens"];
 
-type Row = { id: string; name: string; role: string; createdAt: Date; revokedAt: Date | null };
-const view = (t: Row) => ({
-  id: t.id,
-  name: t.name,
-  role: t.role as (typeof ROLES)[number],
-  createdAt: t.createdAt.toISOString(),
-  revokedAt: t.revokedAt?.toISOString() ?? null,
+const create = createRoute({
+  method: "post",
+  path: "/",
+  tags,
+  summary: "Create a token (shown once)",
+  request: jsonBody(TokenCreateSchema),
+  responses: { 201: json(TokenCreatedSchema, "The token"), ...errorResponses },
+});
+const list = createRoute({
+  method: "get",
+  path: "/",
+  tags,
+  summary: "List tokens (never their values)",
+  responses: { 200: json(TokenListSchema, "Tokens"), ...errorResponses },
+});
+const revoke = createRoute({
+  method: "delete",
+  path: "/{idOrName}",
+  tags,
+  summary: "Revoke a token",
+  request: { params: TokenParam },
+  responses: { 200: json(TokenSchema, "The revoked token"), ...errorResponses },
 });
 
-/**
- * API tokens (SPEC §7): admin only. The first token created turns the open demo mode off for good;
- * the last active admin token cannot be revoked (create another first), so no one is locked out.
- */
-export function tokenRoutes(deps: AppDeps, store: TokenStore) {
-  const app = createRouter();
-  const db = deps.database.db;
-
-  app.openapi(
-    createRoute({
-      method: "post",
-      path: "/",
-      tags: ["tokens"],
-      summary: "Create a token (shown once)",
-      request: jsonBody(TokenCreateSchema),
-      responses: { 201: json(TokenCreatedSchema, "The token"), ...errorResponses },
-    }),
-    async (c) => {
-      const body = c.req.valid("json");
-      if (body.name.startsWith(BOOTSTRAP_PREFIX))
-        throw ValidationError.field("name", `${BOOTSTRAP_PREFIX}… is reserved for LINEWATCH_ADMIN_TOKEN`);
-      const token = generateToken(body.role);
-      const row = await insertToken(db, { name: body.name, role: body.role, hash: hashToken(token).toString("hex") }).catch(
-        (e: unknown) => {
-          throw isUniqueViolation(e)
-            ? new ConflictError(`a token named ${JSON.stringify(body.name)} exists`, [{ field: "name", message: "already exists" }])
-            : e;
-        },
-      );
-      store.invalidate();
-      return c.json({ ...view(row), token }, 201);
-    },
-  );
-
-  app.openapi(
-    createRoute({
-      method: "get",
-      path: "/",
-      tags: ["tokens"],
-      summary: "List tokens (never their values)",
-      responses: { 200: json(z.object({ tokens: z.array(TokenSchema) }), "Tokens"), ...errorResponses },
-    }),
-    async (c) => c.json({ tokens: (await listTokens(db)).map(view) }, 200),
-  );
-
-  app.openapi(
-    createRoute({
-      method: "delete",
-      path: "/{idOrName}",
-      tags: ["tokens"],
-      summary: "Revoke a token",
-      request: { params: TokenParam },
-      responses: { 200: json(TokenSchema, "The revoked token"), ...errorResponses },
-    }),
-    async (c) => {
-      const { idOrName } = c.req.valid("param");
-      const active = await listActiveTokens(db);
-      const target = active.find((t) => t.id === idOrName || t.name === idOrName);
-      if (target?.role === "admin" && active.filter((t) => t.role === "admin").length === 1) {
-        throw new ConflictError("this is the last active admin token: create another admin token before revoking it");
-      }
-      const row = await revokeToken(db, idOrName, new Date(deps.clock.now()));
-      if (!row) throw new NotFoundError(`active token ${JSON.stringify(idOrName)}`);
-      store.invalidate();
-      return c.json(view(row), 200);
-    },
-  );
-  return app;
+export function tokenRoutes({ tokens }: Pick<Services, "tokens">) {
+  return createRouter()
+    .openapi(create, async (c) => c.json(await tokens.create(c.req.valid("json")), 201))
+    .openapi(list, async (c) => c.json({ tokens: await tokens.list() }, 200))
+    .openapi(revoke, async (c) => c.json(await tokens.revoke(c.req.valid("param").idOrName), 200));
 }

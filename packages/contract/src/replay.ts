@@ -52,3 +52,5 @@ export const ReplayReportSchema = z
     timelines: z.array(z.record(z.string(), z.unknown())),
   })
   .openapi("ReplayReport");
+
+export type ReplayRequest = z.infer<typeof ReplayRequestSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { ON_ALL_DOWN } from "@linewatch/core";
-import { NameSchema } from "../common";
+import { DEFAULT_ROUTE_SETTINGS, ON_ALL_DOWN } from "@linewatch/core";
+import { NameSchema } from "./common";
 
 const PolicySchema = z.record(z.string(), z.number()).openapi({
   description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)",
@@ -10,8 +10,13 @@ const PolicySchema = z.record(z.string(), z.number()).openapi({
 export const RouteCreateSchema = z
   .strictObject({
     name: NameSchema.openapi({ example: "chat-default" }),
-    freeShareCap: z.number().min(0).max(1).default(0.2).openapi({ description: "Most of the traffic free lines may carry together" }),
-    onAllDown: z.enum(ON_ALL_DOWN).default("fail-open"),
+    freeShareCap: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(DEFAULT_ROUTE_SETTINGS.freeShareCap)
+      .openapi({ description: "Most of the traffic free lines may carry together" }),
+    onAllDown: z.enum(ON_ALL_DOWN).default(DEFAULT_ROUTE_SETTINGS.onAllDown),
     policy: PolicySchema.optional(),
   })
   .openapi("RouteCreate");
@@ -46,3 +51,10 @@ export const RouteDeleteQuery = z.object({
     .optional()
     .openapi({ description: "true: also remove the route from its lines and samples; otherwise a referenced route answers 409" }),
 });
+
+export type RouteCreate = z.infer<typeof RouteCreateSchema>;
+/** What a client may send: the fields with defaults may be left out. */
+export type RouteCreateInput = z.input<typeof RouteCreateSchema>;
+export type RoutePatch = z.infer<typeof RoutePatchSchema>;
+export type RouteResponse = z.infer<typeof RouteSchema>;
+export type RouteList = z.infer<typeof RouteListSchema>;

@@ -2,14 +2,14 @@ import { z } from "@hono/zod-openapi";
 import { LIVE_OUTCOMES, type LiveOutcome } from "@linewatch/core";
 
 /** Per window and line: a router would need 10 000 answers a second for a minute to reach it. */
-export const MAX_COUNT = 1_000_000;
+export const MAX_OUTCOME_COUNT = 1_000_000;
 export const MAX_REPORT_LINES = 1000;
 /** A window may end at most this far in the future of the control plane's clock (skew)… */
-export const MAX_FUTURE_MS = 5 * 60_000;
+export const MAX_WINDOW_FUTURE_MS = 5 * 60_000;
 /** …or this far in its past (a router's backlog after an outage). */
-export const MAX_AGE_MS = 24 * 3_600_000;
+export const MAX_WINDOW_AGE_MS = 24 * 3_600_000;
 
-const count = z.number().int().min(0).max(MAX_COUNT);
+const count = z.number().int().min(0).max(MAX_OUTCOME_COUNT);
 const total = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 const CountsSchema = z.strictObject(Object.fromEntries(LIVE_OUTCOMES.map((o) => [o, count])) as Record<LiveOutcome, typeof count>);
@@ -46,3 +46,8 @@ export const OutcomeAckSchema = z
     duplicate: z.boolean().openapi({ description: "The window was stored before (a retried push): nothing counted twice" }),
   })
   .openapi("OutcomeAck");
+
+/** What a router pushes (core's OutcomeReport, which the router builds; test/packages/contract checks they are one type). */
+export type OutcomeReportBody = z.infer<typeof OutcomeReportSchema>;
+export type OutcomeReportLineBody = OutcomeReportBody["lines"][number];
+export type OutcomeAck = z.infer<typeof OutcomeAckSchema>;

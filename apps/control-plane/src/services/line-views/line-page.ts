@@ -1,9 +1,12 @@
-import { findLineByName, latestLineResults, lineScorePoints, listEvents, type StoredProbeResult } from "@linewatch/db";
-import type { AppDeps } from "../deps";
-import type { Engine } from "../engine";
-import { isUuid } from "../routes/common";
-import type { InProcessApi, LineHealth } from "./api-client";
-import { describeEvent, type EventView, type WindowHours } from "./overview-data";
+// A line's page on the dashboard: its health (as the API shows it), recent probes, events and the
+// per-sample score chart.
+import type { LineHealth } from "@linewatch/contract";
+import type { Sample } from "@linewatch/core";
+import { latestLineResults, lineScorePoints, listEvents, type ScorePoint, type StoredProbeResult } from "@linewatch/db";
+import type { AppDeps } from "../../deps";
+import type { Engine } from "../../engine";
+import { lineHealth } from "./line-health";
+import { describeEvent, type EventView, type WindowHours } from "./overview";
 
 const RECENT_PROBES = 50;
 const CHART_POINTS = 2000;
@@ -29,8 +32,17 @@ export interface LinePage {
   health: LineHealth;
   recent: (StoredProbeResult & { sampleName: string })[];
   events: EventView[];
-  /** Probe scores for the chart: sample names, then per point its time (ms), sample index and score. */
-  chart: { start: number; end: number; samples: string[]; t: number[]; s: number[]; v: number[] };
+  chart: LineChart;
+}
+
+/** Probe scores for the chart: sample names, then per point its time (ms), sample index and score. */
+export interface LineChart {
+  start: number;
+  end: number;
+  samples: string[];
+  t: number[];
+  s: number[];
+  v: number[];
 }
 
 /** A URL as safe to show: origin and path; credentials and query values never. */
@@ -43,25 +55,14 @@ export function displayUrl(raw: string): string {
   }
 }
 
-/** Find a line by id or by name (operators type names into the address bar). */
-export async function resolveLineId(deps: Pick<AppDeps, "database">, engine: Engine, idOrName: string): Promise<string | null> {
-  const snapshot = await engine.registry.get();
-  if (isUuid(idOrName) && snapshot.lines.has(idOrName)) return idOrName;
-  for (const l of snapshot.lines.values()) if (l.name === idOrName) return l.id;
-  // Registered on another replica since the cache was loaded.
-  const found = isUuid(idOrName) ? null : await findLineByName(deps.database.db, idOrName);
-  return found?.id ?? null;
-}
-
 export async function loadLinePage(
   deps: Pick<AppDeps, "database" | "clock">,
   engine: Engine,
-  api: InProcessApi,
   id: string,
   hours: WindowHours,
 ): Promise<LinePage | null> {
-  const health = await api.lineHealth(id);
-  if (!health.ok) return null;
+  const health = await lineHealth(deps, engine, id);
+  if (!health) return null;
   const snapshot = await engine.registry.get();
   const line = snapshot.lines.get(id);
   if (!line) return null;
@@ -71,11 +72,6 @@ export async function loadLinePage(
   const recent = (await latestLineResults(db, id, RECENT_PROBES)).map((r) => ({ ...r, sampleName: r.sampleName ?? "" }));
   const points = await lineScorePoints(db, id, new Date(start), CHART_POINTS);
   const events = await listEvents(db, { lineId: id, limit: LINE_EVENTS });
-  // The chart's samples by name; each point refers to its sample by rank in that order.
-  const chartSamples = [...new Set(points.map((p) => p.sampleId))]
-    .map((id) => ({ id, name: snapshot.samples.get(id)?.name ?? id.slice(0, 8) }))
-    .sort((a, b) => a.name.localeCompare(b.name));
-  const rank = new Map(chartSamples.map((s, pos) => [s.id, pos]));
   return {
     line: {
       id: line.id,
@@ -91,16 +87,25 @@ export async function loadLinePage(
       probeBudgetPct: line.probeBudgetPct,
     },
     headerNames: Object.keys(line.headers).sort(),
-    health: health.body,
+    health,
     recent,
     events: events.map((e) => describeEvent(e, new Map([[line.id, line.name]]))),
-    chart: {
-      start,
-      end: now,
-      samples: chartSamples.map((s) => s.name),
-      t: points.map((p) => p.at),
-      s: points.map((p) => rank.get(p.sampleId) ?? 0),
-      v: points.map((p) => Math.round(p.score * 10) / 10),
-    },
+    chart: lineChart(points, snapshot.samples, start, now),
+  };
+}
+
+function lineChart(points: ScorePoint[], samples: ReadonlyMap<string, Sample>, start: number, end: number): LineChart {
+  // The chart's samples by name; each point refers to its sample by rank in that order.
+  const chartSamples = [...new Set(points.map((p) => p.sampleId))]
+    .map((id) => ({ id, name: samples.get(id)?.name ?? id.slice(0, 8) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const rank = new Map(chartSamples.map((s, pos) => [s.id, pos]));
+  return {
+    start,
+    end,
+    samples: chartSamples.map((s) => s.name),
+    t: points.map((p) => p.at),
+    s: points.map((p) => rank.get(p.sampleId) ?? 0),
+    v: points.map((p) => Math.round(p.score * 10) / 10),
   };
 }

@@ -4,7 +4,8 @@ import { contentLengthBins, type Db, type LengthBin, type LineBucket, lineBucket
  * The per-line, per-bucket aggregates of one time window, kept between page views. The first view
  * reads the whole window; later ones re-read only the buckets a probe can still land in (a result is
  * stored when its probe ends, up to its timeout after it started) and drop those that left the window.
- * With 200 lines and 6 hours that is a few thousand rows per refresh instead of ~400 000.
+ * With 200 lines and 6 hours that is a few thousand rows per refresh instead of ~400 000 (per line, bucket
+ * and sample: the score over a bucket is core's summedLineScore of them).
  */
 export class WindowAggregates {
   private buckets = new Map<string, LineBucket>();
@@ -30,7 +31,7 @@ export class WindowAggregates {
     const bins = await contentLengthBins(db, new Date(binsFrom), this.heatMs);
     for (const [k, b] of this.buckets) if (b.at >= bucketsFrom || b.at < start) this.buckets.delete(k);
     for (const [k, b] of this.bins) if (b.at >= binsFrom || b.at < start) this.bins.delete(k);
-    for (const b of buckets) this.buckets.set(`${b.lineId} ${b.at}`, b);
+    for (const b of buckets) this.buckets.set(`${b.lineId} ${b.at} ${b.sampleId}`, b);
     for (const b of bins) this.bins.set(`${b.lineId} ${b.at} ${b.bin}`, b);
     this.readUntil = now;
   }

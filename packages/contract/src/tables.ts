@@ -47,3 +47,8 @@ export const TableQuery = z.object({
 });
 
 export const TableRouteParam = z.object({ route: z.string().openapi({ param: { name: "route", in: "path" } }) });
+
+/** The wire types as the schemas say (equal to core's RouteTable, RouteTableLine and RouteTableList). */
+export type TableResponse = z.infer<typeof TableSchema>;
+export type TableLineResponse = z.infer<typeof TableLineSchema>;
+export type TableListResponse = z.infer<typeof TableListSchema>;

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CHECK_NAMES, CHECK_VERDICTS } from "@linewatch/core";
+import { CHECK_NAMES, CHECK_VERDICTS, HEALTH_STATES, STATUS_TONES } from "@linewatch/core";
 
 const Components = z
   .object({ length: z.number(), fields: z.number(), freshness: z.number(), status: z.number(), latency: z.number() })
@@ -69,11 +69,9 @@ export const LineHealthSchema = z
     lineId: z.string(),
     name: z.string(),
     adminState: z.string(),
-    state: z.enum(["healthy", "degraded", "cooldown", "probation", "drained", "disabled"]),
+    state: z.enum(HEALTH_STATES),
     serviceState: z.string().openapi({ description: "The state the probes keep under an admin drain/disable" }),
-    tone: z
-      .enum(["ok", "degraded", "down", "recovering", "off"])
-      .openapi({ description: "How to show the line: by its state; a line at weight 0 is never shown as ok" }),
+    tone: z.enum(STATUS_TONES).openapi({ description: "How to show the line: by its state; a line at weight 0 is never shown as ok" }),
     since: z.string(),
     score: z.number().nullable().openapi({ description: "Mean of the last 10 minutes of probe scores" }),
     components: Components.nullable().openapi({ description: "Components averaged over the same window" }),
@@ -116,3 +114,7 @@ export const LineHealthSchema = z
     live: LiveSectionSchema,
   })
   .openapi("LineHealth");
+
+export type ProbeResultResponse = z.infer<typeof ProbeResultSchema>;
+export type ProbeRun = z.infer<typeof ProbeRunSchema>;
+export type LineHealth = z.infer<typeof LineHealthSchema>;

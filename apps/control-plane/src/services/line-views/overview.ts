@@ -1,13 +1,20 @@
+// The dashboard's overview, read once for every viewer: every line's status, trend and live cell, the
+// routes' tables as shares, the timeline and the samples.
 import {
   DEFAULT_LIVE_WINDOWS,
   type HealthState,
+  type LineStatus,
   type LiveWindow,
   linePolicy,
   lineStatus,
   liveVerdict,
+  type RouteTable,
   routeWarnings,
+  type Sample,
+  type SampleScoreSum,
   type StatusTone,
   summarizeLive,
+  summedLineScore,
 } from "@linewatch/core";
 import {
   dashboardFingerprint,
@@ -23,9 +30,9 @@ import {
   listSamples,
   outcomeWindowsSince,
 } from "@linewatch/db";
-import type { AppDeps } from "../deps";
-import type { Engine } from "../engine";
-
+import type { AppDeps } from "../../deps";
+import type { Engine } from "../../engine";
+import type { CachedLine, CachedRoute } from "../../registry-cache";
 import { WindowAggregates } from "./window-aggregates";
 
 /** Time windows the dashboard offers (hours). */
@@ -266,106 +273,34 @@ export class OverviewData {
   private async assemble(hours: WindowHours, stored: Stored, queriedAt: number): Promise<Omit<Overview, "fingerprint">> {
     const snapshot = await this.engine.registry.get();
     const now = this.deps.clock.now();
-    const { bucketMs, heatMs, start } = windowGeometry(hours, queriedAt);
+    const geometry = windowGeometry(hours, queriedAt);
+    const charts = lineCharts(stored, geometry, snapshot.samples);
     const healthById = new Map(stored.health.map((h) => [h.lineId, h.health]));
     const activityById = new Map(stored.activity.map((a) => [a.lineId, a]));
+    const tableWeight = (route: string, lineId: string) =>
+      this.engine.publisher.view(route)?.lines.find((l) => l.id === lineId)?.weight ?? 0;
 
-    const trendOf = new Map<string, (number | null)[]>();
-    const fieldSums = new Map<string, { sum: number; n: number }[]>();
-    for (const b of stored.buckets) {
-      const i = Math.floor((b.at - start) / bucketMs + 1e-9);
-      if (i < 0 || i >= TREND_POINTS) continue;
-      const trend = trendOf.get(b.lineId) ?? new Array<number | null>(TREND_POINTS).fill(null);
-      trendOf.set(b.lineId, trend);
-      trend[i] = b.score === null ? null : Math.round(b.score * 10) / 10;
-      const cols = fieldSums.get(b.lineId) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }));
-      fieldSums.set(b.lineId, cols);
-      const col = cols[Math.floor((b.at - start) / heatMs + 1e-9)];
-      if (col) {
-        col.sum += b.fields * b.probes;
-        col.n += b.probes;
-      }
-    }
-    const lengthsOf = new Map<string, number[]>();
-    for (const b of stored.bins) {
-      const bins = lengthsOf.get(b.lineId) ?? new Array<number>(LENGTH_BINS + 2).fill(0);
-      lengthsOf.set(b.lineId, bins);
-      const k = Math.max(0, Math.min(LENGTH_BINS + 1, b.bin)); // clamped into the bins
-      bins[k] = (bins[k] ?? 0) + b.count;
-    }
-
-    const lines: LineView[] = [...snapshot.lines.values()].map((line) => {
-      const view = lineStatus(line.adminState, healthById.get(line.id) ?? null, linePolicy(line, snapshot.routes), now);
-      const activity = activityById.get(line.id);
-      return {
-        id: line.id,
-        name: line.name,
-        tier: line.tier,
-        protocol: line.protocol,
-        model: line.model,
-        adminState: line.adminState,
-        state: view.state,
-        tone: view.tone,
-        since: view.since,
-        weightFactor: view.factor,
-        score: view.score,
-        routes: line.routes.map((m) => ({
-          route: m.route,
-          baseWeight: m.weight,
-          weight: this.engine.publisher.view(m.route)?.lines.find((l) => l.id === line.id)?.weight ?? 0,
-        })),
-        last: activity?.last ?? null,
-        cooldownUntil: view.cooldownUntil,
-        probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,
-        holdUntil: view.holdUntil !== null && view.holdUntil > now ? view.holdUntil : null,
-        fastProbeUntil: view.fastProbeUntil !== null && view.fastProbeUntil > now ? view.fastProbeUntil : null,
-        trend: trendOf.get(line.id) ?? new Array<number | null>(TREND_POINTS).fill(null),
-        fields: (fieldSums.get(line.id) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }))).map((c) =>
-          c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100,
-        ),
-        lengths: lengthsOf.get(line.id) ?? new Array<number>(LENGTH_BINS + 2).fill(0),
-        live: liveCell(stored.live.get(line.id) ?? [], queriedAt),
-      };
-    });
+    const lines: LineView[] = [...snapshot.lines.values()].map((line) => ({
+      ...lineStatusView(line, lineStatus(line.adminState, healthById.get(line.id) ?? null, linePolicy(line, snapshot.routes), now), now),
+      routes: line.routes.map((m) => ({ route: m.route, baseWeight: m.weight, weight: tableWeight(m.route, line.id) })),
+      last: activityById.get(line.id)?.last ?? null,
+      trend: charts.trend.get(line.id) ?? new Array<number | null>(TREND_POINTS).fill(null),
+      fields: charts.fields.get(line.id) ?? new Array<number | null>(HEAT_COLUMNS).fill(null),
+      lengths: charts.lengths.get(line.id) ?? new Array<number>(LENGTH_BINS + 2).fill(0),
+      live: liveCell(stored.live.get(line.id) ?? [], queriedAt),
+    }));
     lines.sort((a, b) => SEVERITY[a.state] - SEVERITY[b.state] || (a.score ?? 101) - (b.score ?? 101) || a.name.localeCompare(b.name));
 
-    const byId = new Map(lines.map((l) => [l.id, l]));
-    const routes: RouteView[] = [...snapshot.routes.values()]
+    const routes = [...snapshot.routes.values()]
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((r) => {
-        const table = this.engine.publisher.view(r.name);
-        const memberLines = [...snapshot.lines.values()].filter((l) => l.routes.some((m) => m.route === r.name));
-        const members = memberLines
-          .map((l) => ({
-            id: l.id,
-            name: l.name,
-            tier: l.tier,
-            state: byId.get(l.id)?.state ?? "healthy",
-            baseWeight: l.routes.find((m) => m.route === r.name)?.weight ?? 0,
-            weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
-          }))
-          .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
-        return {
-          name: r.name,
-          version: table?.version ?? null,
-          generatedAt: table?.generatedAt ?? null,
-          mode: table?.mode ?? null,
-          freeShareCap: r.freeShareCap,
-          onAllDown: r.onAllDown,
-          warnings: routeWarnings(memberLines, { freeShareCap: r.freeShareCap }).map((w) => w.message),
-          members,
-        };
-      });
-
+      .map((r) => routeView(r, [...snapshot.lines.values()], lines, this.engine.publisher.view(r.name)));
     const names = new Map(lines.map((l) => [l.id, l.name]));
     const counts: Partial<Record<HealthState, number>> = {};
     for (const l of lines) counts[l.state] = (counts[l.state] ?? 0) + 1;
     return {
       now,
       hours,
-      start,
-      bucketMs,
-      heatMs,
+      ...geometry,
       lines,
       routes,
       events: stored.events.map((e) => describeEvent(e, names)),
@@ -373,4 +308,91 @@ export class OverviewData {
       counts,
     };
   }
+}
+
+/** What a line's row shows of its status (core lineStatus): the state, tone, score and what holds its weight down. */
+function lineStatusView(line: CachedLine, view: LineStatus, now: number) {
+  return {
+    id: line.id,
+    name: line.name,
+    tier: line.tier,
+    protocol: line.protocol,
+    model: line.model,
+    adminState: line.adminState,
+    state: view.state,
+    tone: view.tone,
+    since: view.since,
+    weightFactor: view.factor,
+    score: view.score,
+    cooldownUntil: view.cooldownUntil,
+    probation: view.probationStage !== null ? { stage: view.probationStage, factor: view.probationFactor ?? 0 } : null,
+    holdUntil: view.holdUntil !== null && view.holdUntil > now ? view.holdUntil : null,
+    fastProbeUntil: view.fastProbeUntil !== null && view.fastProbeUntil > now ? view.fastProbeUntil : null,
+  };
+}
+
+/**
+ * Per line: the score trend (core summedLineScore over each bucket's per-sample sums, with the samples'
+ * weights; one the registry does not hold yet counts 1), the mean field completeness per heatmap column, and
+ * the answers per content-length bin.
+ */
+function lineCharts(
+  stored: Pick<Stored, "buckets" | "bins">,
+  { bucketMs, heatMs, start }: ReturnType<typeof windowGeometry>,
+  samples: ReadonlyMap<string, Sample>,
+) {
+  const parts = new Map<string, SampleScoreSum[][]>();
+  const fieldSums = new Map<string, { sum: number; n: number }[]>();
+  for (const b of stored.buckets) {
+    const i = Math.floor((b.at - start) / bucketMs + 1e-9);
+    if (i < 0 || i >= TREND_POINTS) continue;
+    const buckets = parts.get(b.lineId) ?? Array.from({ length: TREND_POINTS }, (): SampleScoreSum[] => []);
+    parts.set(b.lineId, buckets);
+    buckets[i]?.push({ scoreSum: b.scoreSum, probes: b.probes, weight: samples.get(b.sampleId)?.weight });
+    const cols = fieldSums.get(b.lineId) ?? Array.from({ length: HEAT_COLUMNS }, () => ({ sum: 0, n: 0 }));
+    fieldSums.set(b.lineId, cols);
+    const col = cols[Math.floor((b.at - start) / heatMs + 1e-9)];
+    if (col) {
+      col.sum += b.fieldsSum;
+      col.n += b.probes;
+    }
+  }
+  const trend = new Map([...parts].map(([lineId, buckets]) => [lineId, buckets.map((sums) => summedLineScore(sums))]));
+  const fields = new Map(
+    [...fieldSums].map(([lineId, cols]) => [lineId, cols.map((c) => (c.n === 0 ? null : Math.round((c.sum / c.n) * 100) / 100))]),
+  );
+  const lengths = new Map<string, number[]>();
+  for (const b of stored.bins) {
+    const bins = lengths.get(b.lineId) ?? new Array<number>(LENGTH_BINS + 2).fill(0);
+    lengths.set(b.lineId, bins);
+    const k = Math.max(0, Math.min(LENGTH_BINS + 1, b.bin)); // clamped into the bins
+    bins[k] = (bins[k] ?? 0) + b.count;
+  }
+  return { trend, fields, lengths };
+}
+
+/** A route's table as shares, with every member line (the ones the table leaves out at weight 0 too) and its warnings. */
+function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], table: RouteTable | null): RouteView {
+  const byId = new Map(lines.map((l) => [l.id, l]));
+  const memberLines = all.filter((l) => l.routes.some((m) => m.route === route.name));
+  const members = memberLines
+    .map((l) => ({
+      id: l.id,
+      name: l.name,
+      tier: l.tier,
+      state: byId.get(l.id)?.state ?? "healthy",
+      baseWeight: l.routes.find((m) => m.route === route.name)?.weight ?? 0,
+      weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
+    }))
+    .sort((a, b) => b.weight - a.weight || a.name.localeCompare(b.name));
+  return {
+    name: route.name,
+    version: table?.version ?? null,
+    generatedAt: table?.generatedAt ?? null,
+    mode: table?.mode ?? null,
+    freeShareCap: route.freeShareCap,
+    onAllDown: route.onAllDown,
+    warnings: routeWarnings(memberLines, { freeShareCap: route.freeShareCap }).map((w) => w.message),
+    members,
+  };
 }

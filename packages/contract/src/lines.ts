@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ADMIN_STATES, PROTOCOLS, TIERS } from "@linewatch/core";
-import { NameSchema } from "../common";
+import { NameSchema } from "./common";
 
 const HttpUrl = z
   .string()
@@ -116,3 +116,4 @@ export const LineListSchema = z.object({ lines: z.array(LineSchema) }).openapi("
 export type LineCreate = z.infer<typeof LineCreateSchema>;
 export type LinePatch = z.infer<typeof LinePatchSchema>;
 export type LineResponse = z.infer<typeof LineSchema>;
+export type LineList = z.infer<typeof LineListSchema>;

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PROTOCOLS } from "@linewatch/core";
-import { NameSchema } from "../common";
+import { NameSchema } from "./common";
 
 const isRegex = (s: string) => {
   try {
@@ -117,3 +117,6 @@ export const SampleListSchema = z.object({ samples: z.array(SampleSchema) }).ope
 
 export type SampleCreate = z.infer<typeof SampleCreateSchema>;
 export type SamplePatch = z.infer<typeof SamplePatchSchema>;
+export type SampleResponse = z.infer<typeof SampleSchema>;
+export type SampleDetail = z.infer<typeof SampleDetailSchema>;
+export type SampleList = z.infer<typeof SampleListSchema>;
