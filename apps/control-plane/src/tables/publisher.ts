@@ -499,6 +499,7 @@ export class TablePublisher {
       factor: statuses[i]?.factor ?? 0,
       maxShare: l.maxShare,
       adminState: l.adminState,
+      protocol: l.protocol,
     }));
     const computed = computeTable({
       route: { name: route, freeShareCap: r?.freeShareCap ?? 0.2, onAllDown: r?.onAllDown ?? "fail-open" },
