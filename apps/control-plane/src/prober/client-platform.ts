@@ -3,7 +3,14 @@
 import type { ClientPlatform } from "@linewatch/core";
 
 function sdkOs(platform: string): string {
-  const names: Record<string, string> = { android: "Android", darwin: "MacOS", win32: "Windows", freebsd: "FreeBSD", openbsd: "OpenBSD", linux: "Linux" };
+  const names: Record<string, string> = {
+    android: "Android",
+    darwin: "MacOS",
+    win32: "Windows",
+    freebsd: "FreeBSD",
+    openbsd: "OpenBSD",
+    linux: "Linux",
+  };
   return names[platform] ?? `Other:${platform}`;
 }
 

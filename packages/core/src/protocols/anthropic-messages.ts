@@ -45,7 +45,15 @@ export const anthropicMessagesAdapter: ProtocolAdapter = {
       .map((block) => (isRecord(block) && block.type === "text" && typeof block.text === "string" ? block.text : ""))
       .join("");
     const usage = usageOf(json.usage);
-    return { ok: true, content, json, tokens: totalTokens(usage), usage, finishReason: stringOrNull(json.stop_reason), id: stringOrNull(json.id) };
+    return {
+      ok: true,
+      content,
+      json,
+      tokens: totalTokens(usage),
+      usage,
+      finishReason: stringOrNull(json.stop_reason),
+      id: stringOrNull(json.id),
+    };
   },
 };
 

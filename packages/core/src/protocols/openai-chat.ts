@@ -48,7 +48,15 @@ function readCompletion(json: unknown): ParsedResponse {
   const content = isRecord(choice.message) ? textOf(choice.message.content) : typeof choice.text === "string" ? choice.text : undefined;
   if (content === undefined) return protocolError("choices[0].message.content is not text");
   const usage = usageOf(json.usage);
-  return { ok: true, content, json, tokens: tokensOf(json.usage), usage, finishReason: stringOrNull(choice.finish_reason), id: stringOrNull(json.id) };
+  return {
+    ok: true,
+    content,
+    json,
+    tokens: tokensOf(json.usage),
+    usage,
+    finishReason: stringOrNull(choice.finish_reason),
+    id: stringOrNull(json.id),
+  };
 }
 
 /** The choice with index 0 (or the first one when upstreams leave out `index`). */
