@@ -415,7 +415,7 @@ describe("openai-responses", () => {
     ["an error object with 200", 200, '{"error":{"message":"quota","type":"insufficient_quota"}}', "protocol"],
     ["no output", 200, '{"id":"resp_1","object":"response","status":"completed"}', "protocol"],
     ["a queued (background) response", 200, '{"id":"resp_1","status":"queued","output":[]}', "protocol"],
-    ["a stream without response.completed", 200, RESPONSES_SSE.split("event: response.completed")[0], "protocol"],
+    ["a stream without response.completed", 200, RESPONSES_SSE.slice(0, RESPONSES_SSE.indexOf("event: response.completed")), "protocol"],
     [
       "an error event",
       200,
