@@ -74,7 +74,7 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
   const allowed = options.allowUpstreamHosts ?? [];
   const connector = buildConnector({
     timeout: options.connectTimeoutMs ?? 5_000,
-    lookup: createGuardedLookup(allowed, options.dnsLookup) as never,
+    lookup: createGuardedLookup(allowed, options.dnsLookup),
   });
   const dispatcher = new Agent({
     connect: guardConnect(connector, allowed),
