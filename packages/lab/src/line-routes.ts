@@ -68,43 +68,8 @@ export async function handleLineRequest(
     line.answered(status);
     sendJson(res, status, body, headers);
   };
-  const read = route.method === "POST" ? await readBody(req) : ({ ok: true, text: "" } as const);
-  line.record({ method: req.method ?? "", path: `/${rest}`, headers: headerPairs(req.rawHeaders), body: read.ok ? read.text : "" });
-
-  if (line.apiKey !== null && !credentialMatches(route.dialect, req, line.apiKey)) {
-    const message = "Incorrect API key provided.";
-    reply(
-      401,
-      route.dialect === "anthropic"
-        ? anthropicError("authentication_error", "invalid x-api-key")
-        : errorBody(message, "invalid_request_error", "invalid_api_key"),
-    );
-    return;
-  }
-  if (!read.ok) {
-    reply(
-      413,
-      route.dialect === "anthropic"
-        ? anthropicError("request_too_large", "Request exceeds the maximum size")
-        : errorBody("Request body too large.", "invalid_request_error"),
-    );
-    return;
-  }
-  const body = route.method === "POST" ? parseJsonObject(read.text) : {};
-  if (!body) {
-    reply(400, clientError(route.dialect, "We could not parse the JSON body of your request: expected a JSON object."));
-    return;
-  }
-  const versionProblem = route.dialect === "anthropic" ? anthropicVersionProblem(req.headers["anthropic-version"], body) : null;
-  if (versionProblem !== null) {
-    reply(400, anthropicError("invalid_request_error", versionProblem));
-    return;
-  }
-  const request = readRequest(route.endpoint, body);
-  if ("invalid" in request) {
-    reply(400, clientError(route.dialect, request.invalid, request.param));
-    return;
-  }
+  const request = await admit(line, route, rest, req, reply);
+  if (request === null) return;
 
   const plan: Plan = line.plan(seq, "view" in request ? request.view.promptChars : 0);
   if (plan.action === "hang") {
@@ -134,6 +99,55 @@ export async function handleLineRequest(
     }
     answer({ ctx, line, res, reply, seq, fault: plan.fault }, request);
   });
+}
+
+/** Read, record, auth, parse: the request to answer, or null when it was refused (and answered). */
+async function admit(
+  line: VirtualLine,
+  route: (typeof ROUTES)[string],
+  rest: string,
+  req: IncomingMessage,
+  reply: (status: number, body: unknown) => void,
+): Promise<Exclude<ParsedRequest, { invalid: string }> | null> {
+  const read = route.method === "POST" ? await readBody(req) : ({ ok: true, text: "" } as const);
+  line.record({ method: req.method ?? "", path: `/${rest}`, headers: headerPairs(req.rawHeaders), body: read.ok ? read.text : "" });
+
+  if (line.apiKey !== null && !credentialMatches(route.dialect, req, line.apiKey)) {
+    const message = "Incorrect API key provided.";
+    reply(
+      401,
+      route.dialect === "anthropic"
+        ? anthropicError("authentication_error", "invalid x-api-key")
+        : errorBody(message, "invalid_request_error", "invalid_api_key"),
+    );
+    return null;
+  }
+  if (!read.ok) {
+    reply(
+      413,
+      route.dialect === "anthropic"
+        ? anthropicError("request_too_large", "Request exceeds the maximum size")
+        : errorBody("Request body too large.", "invalid_request_error"),
+    );
+    return null;
+  }
+  const body = route.method === "POST" ? parseJsonObject(read.text) : {};
+  if (!body) {
+    reply(400, clientError(route.dialect, "We could not parse the JSON body of your request: expected a JSON object."));
+    return null;
+  }
+  const versionProblem = route.dialect === "anthropic" ? anthropicVersionProblem(req.headers["anthropic-version"], body) : null;
+  if (versionProblem !== null) {
+    reply(400, anthropicError("invalid_request_error", versionProblem));
+    return null;
+  }
+  const request = readRequest(route.endpoint, body);
+  if ("invalid" in request) {
+    reply(400, clientError(route.dialect, request.invalid, request.param));
+    return null;
+  }
+
+  return request;
 }
 
 interface AnswerContext {

@@ -110,129 +110,156 @@ function pollContext(options: RouterClientOptions, cache: CacheWriter, logger: L
 }
 
 export function createRouterClient(options: RouterClientOptions): RouterClient {
-  const fixedRoutes = options.routes?.filter((r) => r !== "") ?? [];
-  const now = options.now ?? Date.now;
-  const logger = options.logger ?? jsonLineLogger;
-  const cacheFile = options.cacheFile ?? null;
-  const closing = new AbortController();
-  const pollers = new Map<string, RoutePoller>();
-  const saved = (): [string, SavedTable][] =>
-    [...pollers.values()].flatMap((p) => (p.snapshot === null ? [] : [[p.route, { table: p.snapshot.table, pulledAt: p.lastPullAt }]]));
-  const cache = new CacheWriter(cacheFile, saved, now, logger);
-  const ctx = pollContext(options, cache, logger, now);
-  let started = false;
+  return new PollingRouterClient(options);
+}
 
-  const addRoute = (route: string): RoutePoller => {
-    let p = pollers.get(route);
+class PollingRouterClient implements RouterClient {
+  private readonly fixedRoutes: string[];
+  private readonly logger: Logger;
+  private readonly cacheFile: string | null;
+  private readonly closing = new AbortController();
+  private readonly pollers = new Map<string, RoutePoller>();
+  private readonly cache: CacheWriter;
+  private readonly ctx: PollContext;
+  private readonly discovery: RouteDiscovery | null;
+  private discoveryLoop: Promise<void> | null = null;
+  private started = false;
+  private listedFromFile = false;
+
+  constructor(private readonly options: RouterClientOptions) {
+    this.fixedRoutes = options.routes?.filter((r) => r !== "") ?? [];
+    const now = options.now ?? Date.now;
+    this.logger = options.logger ?? jsonLineLogger;
+    this.cacheFile = options.cacheFile ?? null;
+    this.cache = new CacheWriter(this.cacheFile, () => this.savedTables(), now, this.logger);
+    this.ctx = pollContext(options, this.cache, this.logger, now);
+    const host = {
+      addRoute: (r: string) => this.addRoute(r),
+      removeRoute: (r: string) => this.removeRoute(r),
+      knownRoutes: () => [...this.pollers.keys()],
+    };
+    this.discovery =
+      this.fixedRoutes.length === 0 ? new RouteDiscovery(this.ctx, host, options.discoveryIntervalMs ?? 30_000, this.closing.signal) : null;
+  }
+
+  private savedTables(): [string, SavedTable][] {
+    return [...this.pollers.values()].flatMap((p) =>
+      p.snapshot === null ? [] : [[p.route, { table: p.snapshot.table, pulledAt: p.lastPullAt }]],
+    );
+  }
+
+  private addRoute(route: string): RoutePoller {
+    let p = this.pollers.get(route);
     if (p === undefined) {
-      p = new RoutePoller(route, ctx);
-      pollers.set(route, p);
+      p = new RoutePoller(route, this.ctx);
+      this.pollers.set(route, p);
     }
-    if (started) p.start();
+    if (this.started) p.start();
     return p;
-  };
-  const removeRoute = async (route: string): Promise<void> => {
-    const p = pollers.get(route);
+  }
+
+  private async removeRoute(route: string): Promise<void> {
+    const p = this.pollers.get(route);
     if (p === undefined) return;
-    pollers.delete(route);
+    this.pollers.delete(route);
     p.abort.abort();
     if (p.snapshot !== null) {
       p.snapshot = null;
-      options.onTableChange?.(route, null, "control-plane");
+      this.options.onTableChange?.(route, null, "control-plane");
     }
     await p.loop;
-    cache.schedule();
-  };
-  const discovery =
-    fixedRoutes.length === 0
-      ? new RouteDiscovery(
-          ctx,
-          { addRoute, removeRoute, knownRoutes: () => [...pollers.keys()] },
-          options.discoveryIntervalMs ?? 30_000,
-          closing.signal,
-        )
-      : null;
-  let discoveryLoop: Promise<void> | null = null;
-  let listedFromFile = false;
+    this.cache.schedule();
+  }
 
   /** The cache file's tables first: a router that starts while the control plane is down still serves. */
-  const loadCacheFile = async (file: string): Promise<void> => {
+  private async loadCacheFile(file: string): Promise<void> {
     try {
       const loaded = await loadTables(file);
       if (loaded === null) return;
       for (const [route, entry] of loaded.tables) {
-        if (discovery === null && !fixedRoutes.includes(route)) continue;
-        const p = addRoute(route);
+        if (this.discovery === null && !this.fixedRoutes.includes(route)) continue;
+        const p = this.addRoute(route);
         p.lastPullAt = entry.pulledAt;
         p.setTable(entry.table, "file");
-        listedFromFile = true;
+        this.listedFromFile = true;
       }
-      logger.info("router-client: loaded tables from the cache file", {
+      this.logger.info("router-client: loaded tables from the cache file", {
         file,
         savedAt: loaded.savedAt,
         routes: [...loaded.tables.keys()],
         rejected: loaded.rejected,
       });
     } catch (e) {
-      logger.error("router-client: could not read the table cache file; starting without it", { file, error: errorText(e) });
+      this.logger.error("router-client: could not read the table cache file; starting without it", { file, error: errorText(e) });
     }
-  };
+  }
 
-  return {
-    async start() {
-      if (started) throw new Error("router-client: start() called twice");
-      if (cacheFile !== null) await loadCacheFile(cacheFile);
-      for (const route of fixedRoutes) addRoute(route);
-      started = true;
-      if (discovery !== null) await discovery.discoverOnce();
-      for (const p of pollers.values()) p.start();
-      if (discovery !== null) discoveryLoop = discovery.run();
-      const timeout = new AbortController();
-      await Promise.race([
-        Promise.all([...pollers.values()].map((p) => p.firstAttempt)),
-        defaultSleep(options.startTimeoutMs ?? 5000, AbortSignal.any([timeout.signal, closing.signal])),
-      ]);
-      timeout.abort();
-    },
+  async start(): Promise<void> {
+    if (this.started) throw new Error("router-client: start() called twice");
+    if (this.cacheFile !== null) await this.loadCacheFile(this.cacheFile);
+    for (const route of this.fixedRoutes) this.addRoute(route);
+    this.started = true;
+    if (this.discovery !== null) await this.discovery.discoverOnce();
+    for (const p of this.pollers.values()) p.start();
+    if (this.discovery !== null) this.discoveryLoop = this.discovery.run();
+    const timeout = new AbortController();
+    await Promise.race([
+      Promise.all([...this.pollers.values()].map((p) => p.firstAttempt)),
+      defaultSleep(this.options.startTimeoutMs ?? 5000, AbortSignal.any([timeout.signal, this.closing.signal])),
+    ]);
+    timeout.abort();
+  }
 
-    pick(route, pickOptions) {
-      const snap = pollers.get(route)?.snapshot;
-      if (!snap) return null;
-      const picker = pickOptions?.protocol === undefined ? snap.picker : snap.pickerFor(pickOptions.protocol);
-      return picker === null ? null : picker.pick(ctx.rng, pickOptions);
-    },
+  pick(route: string, pickOptions?: ClientPickOptions): TableLine | null {
+    const snap = this.pollers.get(route)?.snapshot;
+    if (!snap) return null;
+    const picker = pickOptions?.protocol === undefined ? snap.picker : snap.pickerFor(pickOptions.protocol);
+    return picker === null ? null : picker.pick(this.ctx.rng, pickOptions);
+  }
 
-    snapshot: (route) => pollers.get(route)?.snapshot ?? undefined,
-    routes: () => [...pollers.values()].filter((p) => p.exists).map((p) => p.route),
-    version: (route) => pollers.get(route)?.snapshot?.version ?? null,
-    lastPullAt: (route) => pollers.get(route)?.lastPullAt ?? null,
+  snapshot(route: string): TableSnapshot | undefined {
+    return this.pollers.get(route)?.snapshot ?? undefined;
+  }
 
-    ready() {
-      for (const p of pollers.values()) if (p.exists && p.snapshot === null) return false;
-      return pollers.size > 0;
-    },
+  routes(): string[] {
+    return [...this.pollers.values()].filter((p) => p.exists).map((p) => p.route);
+  }
 
-    routesKnown: () => discovery === null || discovery.listed || listedFromFile,
+  version(route: string): number | null {
+    return this.pollers.get(route)?.snapshot?.version ?? null;
+  }
 
-    status() {
-      return [...pollers.values()].map((p) => ({
-        route: p.route,
-        version: p.snapshot?.version ?? null,
-        mode: p.snapshot?.mode ?? null,
-        lines: p.snapshot?.picker.items.length ?? 0,
-        source: p.source,
-        lastPullAt: p.lastPullAt,
-        lastError: p.lastError,
-        consecutiveFailures: p.failures,
-      }));
-    },
+  lastPullAt(route: string): number | null {
+    return this.pollers.get(route)?.lastPullAt ?? null;
+  }
 
-    async close() {
-      closing.abort();
-      for (const p of pollers.values()) p.abort.abort();
-      await Promise.all([...pollers.values()].map((p) => p.loop));
-      await discoveryLoop;
-      await cache.idle();
-    },
-  };
+  ready(): boolean {
+    for (const p of this.pollers.values()) if (p.exists && p.snapshot === null) return false;
+    return this.pollers.size > 0;
+  }
+
+  routesKnown(): boolean {
+    return this.discovery === null || this.discovery.listed || this.listedFromFile;
+  }
+
+  status(): RouteStatus[] {
+    return [...this.pollers.values()].map((p) => ({
+      route: p.route,
+      version: p.snapshot?.version ?? null,
+      mode: p.snapshot?.mode ?? null,
+      lines: p.snapshot?.picker.items.length ?? 0,
+      source: p.source,
+      lastPullAt: p.lastPullAt,
+      lastError: p.lastError,
+      consecutiveFailures: p.failures,
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.closing.abort();
+    for (const p of this.pollers.values()) p.abort.abort();
+    await Promise.all([...this.pollers.values()].map((p) => p.loop));
+    await this.discoveryLoop;
+    await this.cache.idle();
+  }
 }
