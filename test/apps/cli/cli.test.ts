@@ -501,7 +501,9 @@ describe("apply and export", () => {
     expect(await okRun(["apply", "-f", file, "--prune"])).toContain("applied 3 changes");
     expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
     const samples = (await api<{ samples: { name: string }[] }>("/v1/samples")).samples.map((s) => s.name);
-    expect(samples).toEqual(["capital", "json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
+    // The file's sample, and every shipped one (probes/<protocol>/*.yaml; never pruned).
+    const kinds = ["json-fields", "long-explainer", "nonce-echo", "travel-minutes"];
+    expect(samples).toEqual(["capital", ...kinds, ...kinds.map((k) => `anthropic-${k}`), ...kinds.map((k) => `responses-${k}`)].sort());
     expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((r) => r.name)).toEqual(["batch", "chat"]);
     expect((await okRun(["apply", "-f", file, "--prune"])).trim()).toMatch(/^no changes/);
   });
