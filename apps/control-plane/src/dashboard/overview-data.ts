@@ -106,7 +106,7 @@ export interface RouteView {
   onAllDown: string;
   warnings: string[];
   /** Every member line, the ones the table leaves out (weight 0) included. */
-  members: { id: string; name: string; tier: string; state: HealthState; baseWeight: number; weight: number }[];
+  members: { id: string; name: string; tier: string; protocol: string; state: HealthState; baseWeight: number; weight: number }[];
 }
 
 export interface EventView {
@@ -340,6 +340,7 @@ export class OverviewData {
             id: l.id,
             name: l.name,
             tier: l.tier,
+            protocol: l.protocol,
             state: byId.get(l.id)?.state ?? "healthy",
             baseWeight: l.routes.find((m) => m.route === r.name)?.weight ?? 0,
             weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
