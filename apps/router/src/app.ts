@@ -107,7 +107,7 @@ async function proxyNode(deps: RouterAppDeps, surface: Surface, incoming: Incomi
     body,
     affinityHeader: incoming.headers[AFFINITY_HEADER] as string | undefined,
     accept: incoming.headers.accept,
-    client: clientHeaders(incoming.rawHeaders),
+    client: clientHeaders(incoming.headers),
     sink,
   });
 }

@@ -4,6 +4,8 @@
 // linewatch's own, or what would reveal the client's address; `accept-encoding` stays behind so the
 // answer comes uncompressed and can be checked in-band.
 
+import type { IncomingHttpHeaders } from "node:http";
+
 const NEVER = new Set([
   "connection",
   "keep-alive",
@@ -44,26 +46,26 @@ export interface ClientHeaders {
 
 const isDropped = (name: string): boolean => NEVER.has(name) || name.startsWith("x-linewatch-") || name.startsWith("x-forwarded-");
 
-/** From Node's raw header list (name, value, …). */
-export function clientHeaders(raw: readonly string[]): ClientHeaders {
+/**
+ * From Node's parsed headers (lower-case names; the listener has them already, so no copy is made).
+ * `x-api-key` wins over `authorization` as the client's credential, as it does at Anthropic's API.
+ */
+export function clientHeaders(headers: IncomingHttpHeaders): ClientHeaders {
   const forward: string[] = [];
-  let credential: ClientHeaders["credential"] = null;
-  let anthropicVersion = false;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = (raw[i] as string).toLowerCase();
-    if (name === "x-api-key") credential = "x-api-key";
-    else if (name === "authorization" && credential === null) credential = "authorization";
-    else if (name === "anthropic-version") anthropicVersion = true;
-    if (!isDropped(name)) forward.push(name, raw[i + 1] as string);
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || isDropped(name)) continue;
+    forward.push(name, typeof value === "string" ? value : value.join(", "));
   }
-  return { forward, credential, anthropicVersion };
+  const credential = headers["x-api-key"] !== undefined ? "x-api-key" : headers.authorization !== undefined ? "authorization" : null;
+  return { forward, credential, anthropicVersion: headers["anthropic-version"] !== undefined };
 }
 
 /** From a standard Headers object (the Hono path). */
 export function clientHeadersOf(headers: Headers): ClientHeaders {
-  const raw: string[] = [];
+  const parsed: IncomingHttpHeaders = {};
   headers.forEach((value, name) => {
-    raw.push(name, value);
+    parsed[name] = value;
   });
-  return clientHeaders(raw);
+  return clientHeaders(parsed);
 }

@@ -280,13 +280,15 @@ async function attemptWithRetry(
   finish(ctx, line, result);
 }
 
+function sendError(ctx: AttemptContext, line: TableLine, status: number, code: string, message: string): void {
+  const { req } = ctx;
+  req.sink.sendLocal(status, tags(line.name, Number(ctx.version)), localErrorBody(req.surface.dialect, { status, code, message }));
+}
+
 /** What the client gets when the last attempt did not send an answer itself. */
 function finish(ctx: AttemptContext, line: TableLine, result: AttemptResult): void {
-  const { deps, route, req } = ctx;
+  const { deps, route } = ctx;
   const metrics = deps.metrics;
-  const version = Number(ctx.version);
-  const send = (status: number, code: string, message: string) =>
-    req.sink.sendLocal(status, tags(line.name, version), localErrorBody(req.surface.dialect, { status, code, message }));
   if (result.type === "sent") {
     metrics.request(route, line.name, outcomeOfStatus(result.status));
     return;
@@ -294,12 +296,12 @@ function finish(ctx: AttemptContext, line: TableLine, result: AttemptResult): vo
   if (result.type === "refused") {
     // Only if no second line could be picked, which canRetry rules out; answer rather than hang.
     metrics.request(route, line.name, "upstream_error");
-    send(502, "upstream_error", `Line \`${line.name}\` answered ${result.status}.`);
+    sendError(ctx, line, 502, "upstream_error", `Line \`${line.name}\` answered ${result.status}.`);
     return;
   }
   if (result.error === "aborted") return; // the client left; nobody reads an answer
   metrics.request(route, line.name, result.error);
   deps.logger.warn("router: upstream failed", { route, line: line.name, error: result.error, message: result.message });
-  if (result.error === "timeout") send(504, "upstream_timeout", `Line \`${line.name}\` of route \`${route}\` timed out.`);
-  else send(502, "upstream_unreachable", `Line \`${line.name}\` of route \`${route}\` is unreachable.`);
+  if (result.error === "timeout") sendError(ctx, line, 504, "upstream_timeout", `Line \`${line.name}\` of route \`${route}\` timed out.`);
+  else sendError(ctx, line, 502, "upstream_unreachable", `Line \`${line.name}\` of route \`${route}\` is unreachable.`);
 }
