@@ -141,6 +141,28 @@ export function createRouterListener(app: Hono<{ Bindings: HttpBindings }>, deps
 const errorJson = (c: Context, dialect: ErrorDialect, e: LocalError) =>
   c.json(localErrorBody(dialect, e), e.status as 400 | 404 | 413 | 500);
 
+/** The routes as models, the OpenAI way (`GET /v1/models`). */
+function openAiModels(deps: RouterAppDeps) {
+  const data = deps.tables.routes().map((route) => {
+    const generatedAt = deps.tables.snapshot(route)?.table.generatedAt;
+    const created = generatedAt ? Math.floor(Date.parse(generatedAt) / 1000) : 0;
+    return { id: route, object: "model", created: Number.isFinite(created) ? created : 0, owned_by: "linewatch" };
+  });
+  return { object: "list", data };
+}
+
+/** The routes as models, the Anthropic way (a client that sends `anthropic-version`). */
+function anthropicModels(deps: RouterAppDeps) {
+  const routes = deps.tables.routes();
+  const data = routes.map((route) => ({
+    type: "model",
+    id: route,
+    display_name: route,
+    created_at: deps.tables.snapshot(route)?.table.generatedAt ?? new Date(0).toISOString(),
+  }));
+  return { data, has_more: false, first_id: routes[0] ?? null, last_id: routes.at(-1) ?? null };
+}
+
 /** `GET /healthz`: up, ready, and each route's table as this router holds it. */
 function health(deps: RouterAppDeps) {
   const now = deps.now();
@@ -188,14 +210,7 @@ export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindi
 
   for (const surface of SURFACES) app.post(`/v1${surface.path}`, proxyHandler(surface));
 
-  app.get("/v1/models", (c) => {
-    const data = deps.tables.routes().map((route) => {
-      const generatedAt = deps.tables.snapshot(route)?.table.generatedAt;
-      const created = generatedAt ? Math.floor(Date.parse(generatedAt) / 1000) : 0;
-      return { id: route, object: "model", created: Number.isFinite(created) ? created : 0, owned_by: "linewatch" };
-    });
-    return c.json({ object: "list", data });
-  });
+  app.get("/v1/models", (c) => c.json(c.req.header("anthropic-version") ? anthropicModels(deps) : openAiModels(deps)));
 
   app.get("/healthz", (c) => c.json(health(deps)));
 

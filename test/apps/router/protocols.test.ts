@@ -237,6 +237,12 @@ describe("/v1/messages with @anthropic-ai/sdk", () => {
     expect(header(lastRequest("c1"), "x-api-key")).toEqual(["sk-c1"]);
   });
 
+  it("models.list lists the routes in Anthropic's shape", async () => {
+    const ids: string[] = [];
+    for await (const model of anthropicAt(router).models.list()) ids.push(model.id);
+    expect(ids.sort()).toEqual(["chat-only", "closed", "dead", "fixed", "mixed", "spread"]);
+  });
+
   it("a wrong anthropic-version is passed through unchanged, and the line's 400 comes back as BadRequestError, not retried", async () => {
     const [c1, c2] = [requests("c1"), requests("c2")];
     const client = anthropicAt(router, { defaultHeaders: { "anthropic-version": "1999-01-01" } });

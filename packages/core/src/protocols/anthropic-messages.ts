@@ -26,7 +26,10 @@ export const anthropicMessagesAdapter: ProtocolAdapter = {
     return {
       url: joinUrl(target.baseUrl, "/messages"),
       method: "POST",
-      headers: mergeHeaders(anthropicSdkHeaders(target.apiKey, filledRequest, opts?.platform), target.headers),
+      headers: mergeHeaders(
+        anthropicSdkHeaders(target.apiKey, filledRequest, opts?.platform, pinnedVersion(target.headers)),
+        target.headers,
+      ),
       body: probeBody(target.model, filledRequest, opts?.stream),
     };
   },
@@ -56,6 +59,12 @@ export const anthropicMessagesAdapter: ProtocolAdapter = {
     };
   },
 };
+
+/** The `anthropic-version` a line's own headers set, whatever their case. */
+function pinnedVersion(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === "anthropic-version") return value;
+  return undefined;
+}
 
 /**
  * `input_tokens` counts only what was neither read from nor written to the prompt cache: the prompt

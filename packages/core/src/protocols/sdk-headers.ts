@@ -69,8 +69,13 @@ export function openAiSdkHeaders(apiKey: string | null, platform: ClientPlatform
   };
 }
 
-/** The Anthropic SDK release a request body passes for (see ANTHROPIC_SDK). */
-export function anthropicSdkFor(body: Record<string, unknown>): (typeof ANTHROPIC_SDK)["current" | "legacy"] {
+/**
+ * The Anthropic SDK release a probe passes for (see ANTHROPIC_SDK): the 0.x one for a body with a
+ * sampling field, or for a line whose own headers pin an API version older than the current SDK's
+ * (its clients are old ones: a relay that takes only `x-api-key` keeps being probed that way).
+ */
+export function anthropicSdkFor(body: Record<string, unknown>, pinnedVersion?: string): (typeof ANTHROPIC_SDK)["current" | "legacy"] {
+  if (pinnedVersion !== undefined && pinnedVersion < ANTHROPIC_SDK.current.apiVersion) return ANTHROPIC_SDK.legacy;
   return LEGACY_SAMPLING_FIELDS.some((f) => body[f] !== undefined) ? ANTHROPIC_SDK.legacy : ANTHROPIC_SDK.current;
 }
 
@@ -79,8 +84,9 @@ export function anthropicSdkHeaders(
   apiKey: string | null,
   body: Record<string, unknown>,
   platform: ClientPlatform = DEFAULT_CLIENT_PLATFORM,
+  pinnedVersion?: string,
 ): Record<string, string> {
-  const sdk = anthropicSdkFor(body);
+  const sdk = anthropicSdkFor(body, pinnedVersion);
   const credential: Record<string, string> = {};
   if (apiKey !== null) credential[sdk.credential] = sdk.credential === "authorization" ? `Bearer ${apiKey}` : apiKey;
   return {

@@ -263,10 +263,14 @@ describe("anthropic-messages", () => {
     }
   });
 
-  it("lets a line's own anthropic-version and key header win", () => {
-    const probe = anthropicMessagesAdapter.buildProbe({ ...target, headers: { "Anthropic-Version": "2024-01-01" } }, request);
-    expect(probe.headers["anthropic-version"]).toBe("2024-01-01");
+  it("lets a line's own anthropic-version win, and probes a line pinned to an older version as a 0.x client (x-api-key)", () => {
+    const probe = anthropicMessagesAdapter.buildProbe({ ...target, headers: { "Anthropic-Version": "2023-06-01" } }, request);
+    expect(probe.headers["anthropic-version"]).toBe("2023-06-01");
     expect(Object.keys(probe.headers).filter((h) => h === "anthropic-version")).toHaveLength(1);
+    expect(probe.headers).toMatchObject({ "x-api-key": "sk-test", "user-agent": `Anthropic/JS ${ANTHROPIC_SDK.legacy.packageVersion}` });
+    expect(probe.headers.authorization).toBeUndefined();
+    const current = anthropicMessagesAdapter.buildProbe({ ...target, headers: { "anthropic-version": "2026-10-21" } }, request);
+    expect(current.headers.authorization).toBe("Bearer sk-test");
   });
 
   it("reads usage with the prompt cache's tokens, the stop reason and the id", () => {
