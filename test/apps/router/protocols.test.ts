@@ -428,6 +428,32 @@ describe("retries and the in-band check per protocol", () => {
     expect([requests(first), requests(second)]).toEqual([a + 1, b + 1]);
   });
 
+  it("Anthropic retries stay within the retry budget: with every line overloaded, upstream requests ≤ 1.2 × client requests, the 529s reach the client as they came", async () => {
+    lab.setMode("c1", "errors", { status: 529 });
+    lab.setMode("c2", "errors", { status: 529 });
+    const budgeted = await startRouter({ ...routerOptions(), routes: ["spread"] });
+    try {
+      const before = requests("c1") + requests("c2");
+      const statuses = new Map<number, number>();
+      const CLIENT = 100;
+      for (let i = 0; i < CLIENT; i++) {
+        const res = await fetch(`${budgeted.url}/v1/messages`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "anthropic-version": "2026-10-21" },
+          body: JSON.stringify({ model: "spread", ...ask }),
+        });
+        expect(((await res.json()) as { error?: { type?: string } }).error?.type).toBe("overloaded_error");
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      }
+      const upstream = requests("c1") + requests("c2") - before;
+      expect(upstream).toBeGreaterThanOrEqual(CLIENT);
+      expect(upstream).toBeLessThanOrEqual(1.2 * CLIENT);
+      expect([...statuses]).toEqual([[529, CLIENT]]);
+    } finally {
+      await budgeted.close();
+    }
+  });
+
   it("streams are checked as they pass: cut, an error event, a stream without response.completed; never retried", async () => {
     const stream = (path: string, body: Record<string, unknown>) =>
       fetch(`${router.url}/v1${path}`, {
