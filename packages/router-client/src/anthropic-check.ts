@@ -3,7 +3,7 @@
 // (`stop_reason: max_tokens` under the cut threshold unless the client asked for no more; a stream
 // without `message_stop`; an `error` event inside a 200 stream, e.g. `overloaded_error`).
 import { type AnswerCheckOptions, type AnswerVerdict, isRecord, MASKED, Tally } from "./answer-verdict";
-import { keyStringChars, lastInteger, SseScan, stringAt } from "./sse-scan";
+import { keyStringChars, lastInteger, SseScan, stringAt, valueEndsWith, valueIs } from "./sse-scan";
 
 /** The protocol's stop at the token limit, in the words every check uses. */
 const finishOf = (stopReason: string): string => (stopReason === "max_tokens" ? "length" : stopReason);
@@ -42,6 +42,9 @@ export function checkAnthropicCount(o: Record<string, unknown>): AnswerVerdict {
 }
 
 const TYPE = Buffer.from('"type":');
+const MESSAGE_STOP = Buffer.from('"message_stop"');
+const ERROR = Buffer.from('"error"');
+const TOOL_USE = Buffer.from('tool_use"');
 const TEXT = Buffer.from('"text":');
 const STOP_REASON = Buffer.from('"stop_reason":');
 const INPUT = Buffer.from('"input_tokens":');
@@ -65,11 +68,11 @@ export class AnthropicStreamCheck extends SseScan {
 
   protected scan(b: Buffer, from: number, end: number): void {
     const t = this.tally;
+    // Every event has a "type" or two: compared as bytes, nothing decoded.
     for (let i = b.indexOf(TYPE, from); i !== -1 && i < end; i = b.indexOf(TYPE, i + TYPE.length)) {
-      const type = stringAt(b, TYPE, i, end);
-      if (type === "message_stop") this.done = true;
-      else if (type === "error") this.errorEvent = true;
-      else if (type !== null && isToolUse(type)) t.toolCalls = true;
+      if (valueIs(b, TYPE, i, end, MESSAGE_STOP)) this.done = true;
+      else if (valueIs(b, TYPE, i, end, ERROR)) this.errorEvent = true;
+      else if (!t.toolCalls && valueEndsWith(b, TYPE, i, end, TOOL_USE)) t.toolCalls = true;
     }
     // Text deltas and text blocks; `"cited_text":` and `"partial_json":` are other keys.
     t.chars += keyStringChars(b, TEXT, from, end);

@@ -3,7 +3,7 @@
 // cut threshold unless the client asked for no more; a stream without `response.completed`), `empty`
 // (no text and no tool call in `output`).
 import { type AnswerCheckOptions, type AnswerVerdict, isRecord, MASKED, Tally } from "./answer-verdict";
-import { keyStringChars, lastInteger, lineAround, SseScan, stringAt } from "./sse-scan";
+import { keyStringChars, lastInteger, lineAround, SseScan, stringAt, valueEndsWith, valueIs } from "./sse-scan";
 
 /** Items a model emits instead of text: `function_call`, `web_search_call`, `mcp_call`… */
 const isToolCall = (type: string): boolean => type.endsWith("_call");
@@ -43,6 +43,12 @@ export function checkResponsesJson(o: Record<string, unknown>, opts: AnswerCheck
 }
 
 const TYPE = Buffer.from('"type":');
+const TEXT_DELTA = Buffer.from('"response.output_text.delta"');
+const COMPLETED = Buffer.from('"response.completed"');
+const INCOMPLETE = Buffer.from('"response.incomplete"');
+const FAILED = Buffer.from('"response.failed"');
+const ERROR = Buffer.from('"error"');
+const CALL = Buffer.from('_call"');
 const DELTA = Buffer.from('"delta":');
 const TEXT = Buffer.from('"text":');
 const REASON = Buffer.from('"reason":');
@@ -62,23 +68,22 @@ export class ResponsesStreamCheck extends SseScan {
 
   protected scan(b: Buffer, from: number, end: number): void {
     const t = this.tally;
+    // Event types compared as bytes, nothing decoded.
     for (let i = b.indexOf(TYPE, from); i !== -1 && i < end; i = b.indexOf(TYPE, i + TYPE.length)) {
-      const type = stringAt(b, TYPE, i, end);
-      if (type === null) continue;
-      if (type === "response.output_text.delta") {
+      if (valueIs(b, TYPE, i, end, TEXT_DELTA)) {
         // Only this event's `delta` is answer text (function arguments and reasoning have deltas too).
         const [start, stop] = lineAround(b, i, from, end);
         t.chars += keyStringChars(b, DELTA, start, stop);
-      } else if (type === "response.completed" || type === "response.incomplete") {
+      } else if (valueIs(b, TYPE, i, end, COMPLETED) || valueIs(b, TYPE, i, end, INCOMPLETE)) {
         this.ended = true;
         const [start, stop] = lineAround(b, i, from, end);
         this.finalChars += keyStringChars(b, TEXT, start, stop);
-        if (type === "response.incomplete") {
+        if (valueIs(b, TYPE, i, end, INCOMPLETE)) {
           const r = b.indexOf(REASON, start);
           addIncomplete(t, r !== -1 && r < stop ? stringAt(b, REASON, r, stop) : null);
         }
-      } else if (type === "response.failed" || type === "error") t.error = true;
-      else if (isToolCall(type)) t.toolCalls = true;
+      } else if (valueIs(b, TYPE, i, end, FAILED) || valueIs(b, TYPE, i, end, ERROR)) t.error = true;
+      else if (!t.toolCalls && valueEndsWith(b, TYPE, i, end, CALL)) t.toolCalls = true;
     }
     t.promptTokens = lastInteger(b, INPUT, from, end) ?? t.promptTokens;
     t.completionTokens = lastInteger(b, OUTPUT, from, end) ?? t.completionTokens;

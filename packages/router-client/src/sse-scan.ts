@@ -48,6 +48,22 @@ export function stringAt(b: Buffer, key: Buffer, i: number, end: number): string
   return close !== -1 && close < end ? b.toString("latin1", v + 1, close) : null;
 }
 
+/** Whether the string value after `key` at `i` is exactly `quoted` (the value with its quotes), without decoding it. */
+export function valueIs(b: Buffer, key: Buffer, i: number, end: number, quoted: Buffer): boolean {
+  const v = skipSpaces(b, i + key.length, end);
+  return v + quoted.length <= end && b.compare(quoted, 0, quoted.length, v, v + quoted.length) === 0;
+}
+
+/** Whether the string value after `key` at `i` ends with `suffix` (the closing quote included). */
+export function valueEndsWith(b: Buffer, key: Buffer, i: number, end: number, suffix: Buffer): boolean {
+  const v = skipSpaces(b, i + key.length, end);
+  if (b[v] !== QUOTE) return false;
+  const close = b.indexOf(QUOTE, v + 1);
+  if (close === -1 || close >= end) return false;
+  const from = close + 1 - suffix.length;
+  return from > v && b.compare(suffix, 0, suffix.length, from, close + 1) === 0;
+}
+
 /** The integer after `key` at `i`, or null. */
 export function integerAt(b: Buffer, key: Buffer, i: number, end: number): number | null {
   let v = skipSpaces(b, i + key.length, end);
