@@ -3,7 +3,7 @@
 // (`stop_reason: max_tokens` under the cut threshold unless the client asked for no more; a stream
 // without `message_stop`; an `error` event inside a 200 stream, e.g. `overloaded_error`).
 import { type AnswerCheckOptions, type AnswerVerdict, isRecord, MASKED, Tally } from "./answer-verdict";
-import { keyStringChars, lastInteger, SseScan, stringAt, valueEndsWith, valueIs } from "./sse-scan";
+import { keyStringChars, lastInteger, QUOTE, SseScan, skipSpaces, stringAt, valueEndsWith, valueIs } from "./sse-scan";
 
 /** The protocol's stop at the token limit, in the words every check uses. */
 const finishOf = (stopReason: string): string => (stopReason === "max_tokens" ? "length" : stopReason);
@@ -47,6 +47,7 @@ const ERROR = Buffer.from('"error"');
 const TOOL_USE = Buffer.from('tool_use"');
 const TEXT = Buffer.from('"text":');
 const STOP_REASON = Buffer.from('"stop_reason":');
+const USAGE = Buffer.from('"usage":');
 const INPUT = Buffer.from('"input_tokens":');
 const CACHE_WRITE = Buffer.from('"cache_creation_input_tokens":');
 const CACHE_READ = Buffer.from('"cache_read_input_tokens":');
@@ -68,11 +69,19 @@ export class AnthropicStreamCheck extends SseScan {
 
   protected scan(b: Buffer, from: number, end: number): void {
     const t = this.tally;
-    // Every event has a "type" or two: compared as bytes, nothing decoded.
+    // Every event has a "type" or two: dispatched on the value's first bytes, compared as bytes only
+    // when they may match (message_stop, error, tool_use, server_tool_use), nothing decoded.
     for (let i = b.indexOf(TYPE, from); i !== -1 && i < end; i = b.indexOf(TYPE, i + TYPE.length)) {
-      if (valueIs(b, TYPE, i, end, MESSAGE_STOP)) this.done = true;
-      else if (valueIs(b, TYPE, i, end, ERROR)) this.errorEvent = true;
-      else if (!t.toolCalls && valueEndsWith(b, TYPE, i, end, TOOL_USE)) t.toolCalls = true;
+      const v = skipSpaces(b, i + TYPE.length, end);
+      if (b[v] !== QUOTE) continue;
+      const c = b[v + 1];
+      if (c === 0x6d /* m */) {
+        if (valueIs(b, TYPE, i, end, MESSAGE_STOP)) this.done = true;
+      } else if (c === 0x65 /* e */) {
+        if (valueIs(b, TYPE, i, end, ERROR)) this.errorEvent = true;
+      } else if ((c === 0x74 /* t */ && b[v + 2] === 0x6f) /* o */ || (c === 0x73 /* s */ && b[v + 2] === 0x65) /* e */) {
+        if (!t.toolCalls && valueEndsWith(b, TYPE, i, end, TOOL_USE)) t.toolCalls = true;
+      }
     }
     // Text deltas and text blocks; `"cited_text":` and `"partial_json":` are other keys.
     t.chars += keyStringChars(b, TEXT, from, end);
@@ -81,10 +90,13 @@ export class AnthropicStreamCheck extends SseScan {
       if (reason !== null) t.finish = finishOf(reason);
     }
     // message_start has the input (and output: 1); message_delta the output so far: the last one wins.
-    this.input = lastInteger(b, INPUT, from, end) ?? this.input;
-    this.cacheWrite = lastInteger(b, CACHE_WRITE, from, end) ?? this.cacheWrite;
-    this.cacheRead = lastInteger(b, CACHE_READ, from, end) ?? this.cacheRead;
-    t.completionTokens = lastInteger(b, OUTPUT, from, end) ?? t.completionTokens;
+    for (let i = b.indexOf(USAGE, from); i !== -1 && i < end; i = b.indexOf(USAGE, i + USAGE.length)) {
+      const stop = Math.min(end, i + 400);
+      this.input = lastInteger(b, INPUT, i, stop) ?? this.input;
+      this.cacheWrite = lastInteger(b, CACHE_WRITE, i, stop) ?? this.cacheWrite;
+      this.cacheRead = lastInteger(b, CACHE_READ, i, stop) ?? this.cacheRead;
+      t.completionTokens = lastInteger(b, OUTPUT, i, stop) ?? t.completionTokens;
+    }
   }
 
   end(complete: boolean): AnswerVerdict {
