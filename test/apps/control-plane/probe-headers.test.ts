@@ -20,7 +20,7 @@ const results = new Map<Protocol, ResultView[]>();
 const NOT_COMPARED = new Set(["host", "connection", "content-length", "accept-encoding"]);
 
 const names = (r: RecordedRequest) => r.headers.map(([k]) => k.toLowerCase()).filter((k) => !NOT_COMPARED.has(k));
-const valueOf = (r: RecordedRequest, name: string) => r.headers.find(([k]) => k.toLowerCase() === name)?.[1];
+const headerValue = (r: RecordedRequest, name: string) => r.headers.find(([k]) => k.toLowerCase() === name)?.[1];
 
 beforeAll(async () => {
   lab = await startLab({
@@ -88,9 +88,9 @@ describe.each(PROTOCOLS)("probes of a %s line", (protocol) => {
     for (const p of lab.requests(`probed-${protocol}`)) {
       expect(new Set(names(p))).toEqual(new Set(names(sdk)));
       for (const name of names(sdk)) {
-        if (name !== "authorization") expect(valueOf(p, name), name).toBe(valueOf(sdk, name));
+        if (name !== "authorization") expect(headerValue(p, name), name).toBe(headerValue(sdk, name));
       }
-      expect(valueOf(p, "authorization")).toBe("Bearer sk-line-key");
+      expect(headerValue(p, "authorization")).toBe("Bearer sk-line-key");
     }
   });
 });
@@ -99,8 +99,8 @@ describe("the shipped Anthropic samples", () => {
   it("carry no temperature, so probes are sent as the current SDK sends them (API version 2026-10-21, a bearer key)", () => {
     for (const p of lab.requests("probed-anthropic-messages")) {
       expect(JSON.parse(p.body)).not.toHaveProperty("temperature");
-      expect(valueOf(p, "anthropic-version")).toBe("2026-10-21");
-      expect(valueOf(p, "authorization")).toBe("Bearer sk-line-key");
+      expect(headerValue(p, "anthropic-version")).toBe("2026-10-21");
+      expect(headerValue(p, "authorization")).toBe("Bearer sk-line-key");
     }
   });
 });
