@@ -1,6 +1,7 @@
 // The floor of this stack: a minimal node:http reverse proxy with a keep-alive agent. It does
-// the one thing any router must also do — set the upstream's model and credential — and pipes
-// the answer back. Env: UPSTREAM_BASE (…/v1), UPSTREAM_KEY, UPSTREAM_MODEL, PORT.
+// the one thing any router must also do — set the upstream's model and credential (and pass on the
+// Anthropic API version, which /v1/messages needs) — and pipes the answer back.
+// Env: UPSTREAM_BASE (…/v1), UPSTREAM_KEY, UPSTREAM_MODEL, PORT.
 import { Agent, createServer, type IncomingHttpHeaders, request } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -30,6 +31,7 @@ const server = createServer((req, res) => {
           "content-length": Buffer.byteLength(payload),
           accept: req.headers.accept ?? "application/json",
           authorization: `Bearer ${key}`,
+          ...(req.headers["anthropic-version"] ? { "anthropic-version": req.headers["anthropic-version"] } : {}),
         },
       },
       (ur) => {

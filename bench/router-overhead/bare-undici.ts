@@ -49,6 +49,7 @@ const server = createServer((req, res) => {
           req.headers.accept ?? "application/json",
           "authorization",
           `Bearer ${key}`,
+          ...(typeof req.headers["anthropic-version"] === "string" ? ["anthropic-version", req.headers["anthropic-version"]] : []),
         ],
         body: payload,
       },

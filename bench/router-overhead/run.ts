@@ -2,12 +2,16 @@
 // process so CPU per request is that process's own (/proc/<pid>/stat). Bounded in count and time.
 //
 //   npx tsx bench/router-overhead/run.ts [--slices 8] [--no-portkey] [--quick] [--json out.json]
-//        [--targets router,router-nocheck,hono,bare-undici] [--scenarios 1,32,sse] [--no-pick]
+//        [--targets router,router-nocheck,hono,bare-undici] [--scenarios 1,32,sse,messages-sse,responses] [--no-pick]
 //        [--before main=/path/to/a/checkout …] [--tsx]
 //
 // The machine may be shared: targets are measured in short slices taken in turn (rotating the
 // order), so background load falls on all of them alike; ratios are medians of the ratios of
 // slices taken back to back.
+//
+// Scenarios: chat completions (1 connection, 32 connections, SSE over 16), Anthropic `/v1/messages`
+// streamed over 16 connections, OpenAI `/v1/responses` over 32: every protocol against the same bare
+// proxy in the same run.
 //
 // Targets: direct to the upstream · apps/router (its real main.ts, tables from a stand-in
 // control plane), with the in-band check off, and through Hono · a minimal node:http keep-alive
@@ -44,8 +48,8 @@ const args = benchArgs(import.meta.url, {
   json: { type: "string" },
   /** Comma-separated: router, router-nocheck, hono, bare-undici (direct and bare always run). */
   targets: { type: "string" },
-  /** Scenarios to run, comma-separated: 1, 32, sse (default all). */
-  scenarios: { type: "string", default: "1,32,sse" },
+  /** Scenarios to run, comma-separated: 1, 32, sse, messages-sse, responses (default all). */
+  scenarios: { type: "string", default: "1,32,sse,messages-sse,responses" },
   /** `label=dir`, repeatable: a checkout of the repo (with node_modules) whose router runs as "apps/router at label". */
   before: { type: "string", multiple: true },
   /** Run every TypeScript target through tsx (as before) instead of from an esbuild bundle (as npm start runs the router). */
@@ -189,7 +193,26 @@ interface Scenario {
   warmup: { ms?: number; count?: number };
   /** One slice of one target. */
   slice: { ms?: number; count?: number };
+  /** The request of the scenario's protocol (default: chat completions). */
+  request?: ScenarioRequest;
 }
+
+interface ScenarioRequest {
+  /** After `/v1`. */
+  path: string;
+  body(model: string): string;
+  /** What a client of the protocol sends besides the body. */
+  headers: Record<string, string>;
+  /** A 200 whose body ends the way the protocol ends a whole answer. */
+  complete(text: string): boolean;
+}
+
+const CHAT: ScenarioRequest = {
+  path: "/chat/completions",
+  body: (model) => JSON.stringify({ model, messages, max_tokens: 64 }),
+  headers: {},
+  complete: () => true,
+};
 
 /** One slice: raw sums, so slices add up. */
 interface Slice {
@@ -213,10 +236,27 @@ function poolFor(target: Target, connections: number): Pool {
   return pool;
 }
 
-async function load(target: Target, connections: number, stream: boolean, limit: { ms?: number; count?: number }): Promise<Slice> {
+const MESSAGES_SSE: ScenarioRequest = {
+  path: "/messages",
+  body: (model) => JSON.stringify({ model, max_tokens: 64, messages, stream: true }),
+  headers: { "anthropic-version": "2026-10-21" },
+  complete: (text) => text.includes("message_stop"),
+};
+const RESPONSES: ScenarioRequest = {
+  path: "/responses",
+  body: (model) => JSON.stringify({ model, input: messages[0]?.content, max_output_tokens: 64 }),
+  headers: {},
+  complete: (text) => text.includes('"status":"completed"'),
+};
+
+async function load(target: Target, s: Scenario, limit: { ms?: number; count?: number }): Promise<Slice> {
+  const { connections, stream } = s;
   const pool = poolFor(target, connections);
-  const body = JSON.stringify({ model: target.model, messages, max_tokens: 64, ...(stream ? { stream: true } : {}) });
-  const headers = { "content-type": "application/json", ...target.headers };
+  const request = s.request ?? CHAT;
+  const body = s.request
+    ? request.body(target.model)
+    : JSON.stringify({ model: target.model, messages, max_tokens: 64, ...(stream ? { stream: true } : {}) });
+  const headers = { "content-type": "application/json", ...request.headers, ...target.headers };
   const latencies: number[] = [];
   let errors = 0;
   let sent = 0;
@@ -229,9 +269,9 @@ async function load(target: Target, connections: number, stream: boolean, limit:
       sent++;
       const t = performance.now();
       try {
-        const res = await pool.request({ path: `${target.prefix}/chat/completions`, method: "POST", headers, body });
+        const res = await pool.request({ path: `${target.prefix}${request.path}`, method: "POST", headers, body });
         const text = await res.body.text();
-        if (res.statusCode !== 200 || (stream && !text.includes("[DONE]"))) errors++;
+        if (res.statusCode !== 200 || (stream && !s.request && !text.includes("[DONE]")) || !request.complete(text)) errors++;
       } catch {
         errors++;
       }
@@ -362,6 +402,19 @@ async function main() {
         apiKey: "sk-bench",
         headers: {},
       },
+      // The same lab line again for each other protocol: a table per protocol, each at 10000.
+      ...(["anthropic-messages", "openai-responses"] as const).map((protocol) => ({
+        id: `line-up-${protocol}`,
+        name: `up-${protocol}`,
+        tier: "paid",
+        state: "healthy",
+        weight: 10000,
+        protocol,
+        baseUrl: upstreamBase,
+        model: "lab-model",
+        apiKey: "sk-bench",
+        headers: {},
+      })),
     ],
   });
   const tablesUrl = `http://127.0.0.1:${(tables.address() as AddressInfo).port}`;
@@ -514,6 +567,26 @@ async function main() {
       slice: { ms: quick ? 300 : 700 },
     },
   ];
+  allScenarios.push(
+    {
+      key: "messages-sse",
+      name: "16 connections, Anthropic /v1/messages SSE stream",
+      connections: 16,
+      stream: true,
+      warmup: { ms: quick ? 300 : 800 },
+      slice: { ms: quick ? 300 : 700 },
+      request: MESSAGES_SSE,
+    },
+    {
+      key: "responses",
+      name: "32 connections, OpenAI /v1/responses, non-stream",
+      connections: 32,
+      stream: false,
+      warmup: { ms: quick ? 300 : 800 },
+      slice: { ms: quick ? 300 : 700 },
+      request: RESPONSES,
+    },
+  );
   const wanted = new Set((args.scenarios ?? "").split(",").map((k) => k.trim()));
   const scenarios = allScenarios.filter((sc) => wanted.has(sc.key));
 
@@ -524,13 +597,14 @@ async function main() {
   const raw: Record<string, Record<string, Slice[]>> = {};
 
   for (const s of scenarios) {
-    const active = targets.filter((t) => !s.stream || t.streams);
-    for (const t of active) await load(t, s.connections, s.stream, s.warmup);
+    // Portkey is measured on chat completions only (its Anthropic and Responses routing needs other headers).
+    const active = targets.filter((t) => (!s.stream || t.streams) && (s.request === undefined || !t.name.startsWith("Portkey")));
+    for (const t of active) await load(t, s, s.warmup);
     const parts = new Map<Target, Slice[]>(active.map((t) => [t, []]));
     for (let i = 0; i < slices; i++) {
       // Rotate who goes first so no target always follows the same neighbour.
       const order = active.map((_, k) => active[(k + i) % active.length] as Target);
-      for (const t of order) (parts.get(t) as Slice[]).push(await load(t, s.connections, s.stream, s.slice));
+      for (const t of order) (parts.get(t) as Slice[]).push(await load(t, s, s.slice));
     }
     loads.push(os.loadavg()[0]?.toFixed(1) ?? "?");
     raw[s.name] = Object.fromEntries([...parts].map(([t, p]) => [t.name, p]));

@@ -14,7 +14,7 @@ export const OPTIONS = {
   version: { type: "boolean", help: "print the CLI version" },
 
   tier: { type: "string", arg: "paid|free", help: "line tier" },
-  protocol: { type: "string", arg: "PROTOCOL", help: "openai-chat (default), anthropic-messages or generic-http" },
+  protocol: { type: "string", arg: "PROTOCOL", help: "openai-chat (default), openai-responses, anthropic-messages or generic-http" },
   "base-url": { type: "string", arg: "URL", help: "upstream base URL, e.g. https://api.openai.com/v1" },
   model: { type: "string", arg: "MODEL", help: "model name sent upstream" },
   "api-key-env": { type: "string", arg: "VAR", help: "read the upstream API key from this environment variable" },
@@ -28,7 +28,7 @@ export const OPTIONS = {
   "admin-state": { type: "string", arg: "STATE", help: "active (default), drained or disabled" },
 
   file: { type: "string", short: "f", arg: "FILE", help: "YAML or JSON file" },
-  prompt: { type: "string", arg: "TEXT", help: "user message of the probe (openai-chat / anthropic-messages)" },
+  prompt: { type: "string", arg: "TEXT", help: "user message of the probe (openai-chat, openai-responses, anthropic-messages)" },
   "max-tokens": { type: "string", arg: "N", help: "max_tokens of the probe request (default 200)" },
   "min-length": { type: "string", arg: "N", help: "expect: at least N characters" },
   "max-length": { type: "string", arg: "N", help: "expect: at most N characters" },

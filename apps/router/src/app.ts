@@ -1,17 +1,20 @@
-// createRouterApp(deps): the OpenAI-compatible proxy on Hono. Under @hono/node-server the
-// proxy routes write straight to Node's response (no Web-stream copies on the hot path);
-// elsewhere (app.request in tests) they answer with a standard Response.
+// createRouterApp(deps): the proxy on Hono, speaking the OpenAI (chat completions, completions,
+// embeddings, Responses) and Anthropic (Messages, token counting) APIs (surfaces.ts). Under
+// @hono/node-server the proxy routes write straight to Node's response (no Web-stream copies on the
+// hot path); elsewhere (app.request in tests) they answer with a standard Response.
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { getRequestListener, type HttpBindings } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { LineEjector, Logger, RetryBudget, Rng, RouterClient } from "@linewatch/router-client";
 import { type Context, Hono } from "hono";
 import type { Dispatcher } from "undici";
+import { clientHeaders, clientHeadersOf } from "./client-headers";
+import { type LocalError, localErrorBody } from "./local-errors";
 import type { RouterMetrics } from "./metrics";
-import { openAIError } from "./openai-errors";
 import type { OutcomeReporter } from "./outcome-reporter";
 import { AFFINITY_HEADER, type ProxyDeps, proxyRequest } from "./proxy";
 import { nodeSink, webSink } from "./response-sink";
+import { dialectOfPath, type ErrorDialect, SURFACES, type Surface } from "./surfaces";
 
 export interface RouterAppDeps {
   tables: Pick<RouterClient, "snapshot" | "routes" | "routesKnown" | "status" | "ready">;
@@ -26,8 +29,6 @@ export interface RouterAppDeps {
   /** Live outcomes go here (outcome-reporter.ts); `roleProblem` keeps the router not ready. */
   reporter: Pick<OutcomeReporter, "record" | "roleProblem">;
 }
-
-const PROXIED = ["/chat/completions", "/completions", "/embeddings"] as const;
 
 class BodyTooLarge extends Error {}
 
@@ -77,11 +78,17 @@ function proxyDepsOf(deps: RouterAppDeps): ProxyDeps {
   return p;
 }
 
-const tooLarge = (deps: RouterAppDeps) =>
-  openAIError(`Request body larger than ${deps.config.maxBodyBytes} bytes.`, "invalid_request_error", "payload_too_large");
+const tooLarge = (deps: RouterAppDeps, dialect: ErrorDialect) =>
+  localErrorBody(dialect, {
+    status: 413,
+    code: "payload_too_large",
+    message: `Request body larger than ${deps.config.maxBodyBytes} bytes.`,
+  });
+const internal = (dialect: ErrorDialect) =>
+  localErrorBody(dialect, { status: 500, code: "internal_error", message: "The router failed to handle the request." });
 
 /** One proxied request on Node's request/response objects. */
-async function proxyNode(deps: RouterAppDeps, path: string, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
+async function proxyNode(deps: RouterAppDeps, surface: Surface, incoming: IncomingMessage, outgoing: ServerResponse): Promise<void> {
   const sink = nodeSink(outgoing);
   let body: Buffer;
   try {
@@ -89,43 +96,39 @@ async function proxyNode(deps: RouterAppDeps, path: string, incoming: IncomingMe
     body = await readNodeBody(incoming, deps.config.maxBodyBytes);
   } catch (e) {
     if (!(e instanceof BodyTooLarge)) throw e;
-    sink.sendLocal(413, { connection: "close" }, tooLarge(deps));
+    sink.sendLocal(413, { connection: "close" }, tooLarge(deps, surface.dialect));
     return;
   }
   const url = incoming.url ?? "";
   const q = url.indexOf("?");
   await proxyRequest(proxyDepsOf(deps), {
-    path: q === -1 ? path : path + url.slice(q),
+    surface,
+    path: q === -1 ? surface.path : surface.path + url.slice(q),
     body,
     affinityHeader: incoming.headers[AFFINITY_HEADER] as string | undefined,
     accept: incoming.headers.accept,
+    client: clientHeaders(incoming.headers),
     sink,
   });
 }
 
 /**
- * The Node request listener the router serves with: the three proxied POST routes go straight
- * to the proxy (the same code the Hono routes run, minus building a Web Request and Context per
- * request, which on this hot path costs about as much as the proxying itself); everything else
- * is the Hono app.
+ * The Node request listener the router serves with: the proxied POST routes go straight to the
+ * proxy (the same code the Hono routes run, minus building a Web Request and Context per request,
+ * which on this hot path costs about as much as the proxying itself); everything else is the Hono app.
  */
 export function createRouterListener(app: Hono<{ Bindings: HttpBindings }>, deps: RouterAppDeps): RequestListener {
   const hono = getRequestListener(app.fetch);
-  const paths = new Map<string, string>(PROXIED.map((p) => [`/v1${p}`, p]));
+  const surfaces = new Map<string, Surface>(SURFACES.map((s) => [`/v1${s.path}`, s]));
   return (incoming, outgoing) => {
     if (incoming.method === "POST") {
       const url = incoming.url ?? "";
       const q = url.indexOf("?");
-      const path = paths.get(q === -1 ? url : url.slice(0, q));
-      if (path !== undefined) {
-        proxyNode(deps, path, incoming, outgoing).catch((e: unknown) => {
+      const surface = surfaces.get(q === -1 ? url : url.slice(0, q));
+      if (surface !== undefined) {
+        proxyNode(deps, surface, incoming, outgoing).catch((e: unknown) => {
           deps.logger.error("router: unhandled error", { path: url, error: e instanceof Error ? e.message : String(e) });
-          if (!outgoing.headersSent)
-            nodeSink(outgoing).sendLocal(
-              500,
-              {},
-              openAIError("The router failed to handle the request.", "server_error", "internal_error"),
-            );
+          if (!outgoing.headersSent) nodeSink(outgoing).sendLocal(500, {}, internal(surface.dialect));
           else outgoing.destroy();
         });
         return;
@@ -135,58 +138,81 @@ export function createRouterListener(app: Hono<{ Bindings: HttpBindings }>, deps
   };
 }
 
+const errorJson = (c: Context, dialect: ErrorDialect, e: LocalError) =>
+  c.json(localErrorBody(dialect, e), e.status as 400 | 404 | 413 | 500);
+
+/** The routes as models, the OpenAI way (`GET /v1/models`). */
+function openAiModels(deps: RouterAppDeps) {
+  const data = deps.tables.routes().map((route) => {
+    const generatedAt = deps.tables.snapshot(route)?.table.generatedAt;
+    const created = generatedAt ? Math.floor(Date.parse(generatedAt) / 1000) : 0;
+    return { id: route, object: "model", created: Number.isFinite(created) ? created : 0, owned_by: "linewatch" };
+  });
+  return { object: "list", data };
+}
+
+/** The routes as models, the Anthropic way (a client that sends `anthropic-version`). */
+function anthropicModels(deps: RouterAppDeps) {
+  const routes = deps.tables.routes();
+  const data = routes.map((route) => ({
+    type: "model",
+    id: route,
+    display_name: route,
+    created_at: deps.tables.snapshot(route)?.table.generatedAt ?? new Date(0).toISOString(),
+  }));
+  return { data, has_more: false, first_id: routes[0] ?? null, last_id: routes.at(-1) ?? null };
+}
+
+/** `GET /healthz`: up, ready, and each route's table as this router holds it. */
+function health(deps: RouterAppDeps) {
+  const now = deps.now();
+  return {
+    status: "ok",
+    ready: deps.tables.ready(),
+    routes: deps.tables.status().map((s) => ({
+      route: s.route,
+      version: s.version,
+      mode: s.mode,
+      lines: s.lines,
+      source: s.source,
+      ageSec: s.lastPullAt === null ? null : Math.round((now - s.lastPullAt) / 1000),
+      lastError: s.lastError,
+    })),
+  };
+}
+
 export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
 
-  const proxyHandler = (path: string) => async (c: Context<{ Bindings: HttpBindings }>) => {
+  const proxyHandler = (surface: Surface) => async (c: Context<{ Bindings: HttpBindings }>) => {
     const env = c.env as HttpBindings | undefined;
     if (env?.incoming !== undefined && env.outgoing !== undefined) {
       // Served by @hono/node-server: read and answer on Node's objects directly.
-      await proxyNode(deps, path, env.incoming, env.outgoing);
+      await proxyNode(deps, surface, env.incoming, env.outgoing);
       return RESPONSE_ALREADY_SENT;
     }
-    if (Number(c.req.header("content-length") ?? 0) > deps.config.maxBodyBytes) return c.json(tooLarge(deps), 413);
+    if (Number(c.req.header("content-length") ?? 0) > deps.config.maxBodyBytes) return c.json(tooLarge(deps, surface.dialect), 413);
     const raw = await c.req.arrayBuffer();
-    if (raw.byteLength > deps.config.maxBodyBytes) return c.json(tooLarge(deps), 413);
+    if (raw.byteLength > deps.config.maxBodyBytes) return c.json(tooLarge(deps, surface.dialect), 413);
     const q = c.req.url.indexOf("?");
     const { sink, response } = webSink(c.req.raw.signal);
     await proxyRequest(proxyDepsOf(deps), {
-      path: q === -1 ? path : path + c.req.url.slice(q),
+      surface,
+      path: q === -1 ? surface.path : surface.path + c.req.url.slice(q),
       body: Buffer.from(raw),
       affinityHeader: c.req.header(AFFINITY_HEADER),
       accept: c.req.header("accept"),
+      client: clientHeadersOf(c.req.raw.headers),
       sink,
     });
     return response;
   };
 
-  for (const path of PROXIED) app.post(`/v1${path}`, proxyHandler(path));
+  for (const surface of SURFACES) app.post(`/v1${surface.path}`, proxyHandler(surface));
 
-  app.get("/v1/models", (c) => {
-    const data = deps.tables.routes().map((route) => {
-      const generatedAt = deps.tables.snapshot(route)?.table.generatedAt;
-      const created = generatedAt ? Math.floor(Date.parse(generatedAt) / 1000) : 0;
-      return { id: route, object: "model", created: Number.isFinite(created) ? created : 0, owned_by: "linewatch" };
-    });
-    return c.json({ object: "list", data });
-  });
+  app.get("/v1/models", (c) => c.json(c.req.header("anthropic-version") ? anthropicModels(deps) : openAiModels(deps)));
 
-  app.get("/healthz", (c) => {
-    const now = deps.now();
-    return c.json({
-      status: "ok",
-      ready: deps.tables.ready(),
-      routes: deps.tables.status().map((s) => ({
-        route: s.route,
-        version: s.version,
-        mode: s.mode,
-        lines: s.lines,
-        source: s.source,
-        ageSec: s.lastPullAt === null ? null : Math.round((now - s.lastPullAt) / 1000),
-        lastError: s.lastError,
-      })),
-    });
-  });
+  app.get("/healthz", (c) => c.json(health(deps)));
 
   // Ready once every route has a table (from the control plane or the cache file), and never with
   // a token the control plane refuses as a router's (issue 16: it would route without credentials).
@@ -202,11 +228,15 @@ export function createRouterApp(deps: RouterAppDeps): Hono<{ Bindings: HttpBindi
   });
 
   app.notFound((c) =>
-    c.json(openAIError(`Unknown request URL: ${c.req.method} ${c.req.path}.`, "invalid_request_error", "unknown_url"), 404),
+    errorJson(c, dialectOfPath(c.req.path), {
+      status: 404,
+      code: "unknown_url",
+      message: `Unknown request URL: ${c.req.method} ${c.req.path}.`,
+    }),
   );
   app.onError((e, c) => {
     deps.logger.error("router: unhandled error", { path: c.req.path, error: e instanceof Error ? e.message : String(e) });
-    return c.json(openAIError("The router failed to handle the request.", "server_error", "internal_error"), 500);
+    return c.json(internal(dialectOfPath(c.req.path)), 500);
   });
   return app;
 }

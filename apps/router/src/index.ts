@@ -1,7 +1,12 @@
 export { createRouterApp, createRouterListener, type RouterAppDeps } from "./app";
+export type { AttemptReport } from "./attempt-report";
+export { type ClientHeaders, clientHeaders } from "./client-headers";
 export { ConfigError, loadConfig, type RouterConfig } from "./config";
+export { type LocalError, localErrorBody } from "./local-errors";
 export { type AttemptOutcome, createMetrics, type RequestOutcome, type RouterMetrics } from "./metrics";
 export { OutcomeReporter, type OutcomeReporterOptions, type RoleCheck } from "./outcome-reporter";
 export { AFFINITY_HEADER, LINE_HEADER, type ProxyDeps, type ProxyRequest, proxyRequest, RETRY_HEADER, VERSION_HEADER } from "./proxy";
 export { nodeSink, type ResponseSink, webSink } from "./response-sink";
 export { RouterTokenError, type RunningRouter, type StartRouterOptions, startRouter } from "./server";
+export { type ErrorDialect, SURFACES, type Surface } from "./surfaces";
+export { DEFAULT_ANTHROPIC_VERSION } from "./upstream";

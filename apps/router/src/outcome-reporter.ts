@@ -4,7 +4,7 @@
 // costs only the reports that fall off the backlog: recording never waits on the network, and
 // (router, window) ids make a retried push count once.
 import { emptyCounts, type Logger, type OutcomeReport, type OutcomeReportLine } from "@linewatch/router-client";
-import type { AttemptReport } from "./upstream";
+import type { AttemptReport } from "./attempt-report";
 
 export interface OutcomeReporterOptions {
   controlPlaneUrl: string;

@@ -1,11 +1,10 @@
-// The request policy of SPEC §8 and §9: the request's `model` names the route; pick a line by
-// weight (or affinity key); on connect error, timeout, 5xx or 429 — or a non-streamed 2xx that
-// the in-band check finds empty or an error in disguise — try once more on another line of the
-// route, if the retry budget allows; any other answer goes back as it is, streamed as it arrives.
-// Every attempt's outcome goes to the outcome reporter.
+// The request policy of SPEC §8 and §9: the request's `model` names the route; pick one of the
+// route's lines that speak the request's protocol by weight (or affinity key); on connect error,
+// timeout, 5xx or 429 — or a non-streamed 2xx that the in-band check finds empty or an error in
+// disguise — try once more on another such line, if the retry budget allows; any other answer goes
+// back as it is, streamed as it arrives. Every attempt's outcome goes to the outcome reporter.
 
 import {
-  type AnswerKind,
   type LineEjector,
   type Logger,
   type RetryBudget,
@@ -13,12 +12,17 @@ import {
   type RouterClient,
   requestedMaxTokens,
   type TableLine,
+  type TableSnapshot,
+  type WeightedPicker,
 } from "@linewatch/router-client";
 import type { Dispatcher } from "undici";
+import type { AttemptReport } from "./attempt-report";
+import type { ClientHeaders } from "./client-headers";
+import { type LocalError, localErrorBody } from "./local-errors";
 import { outcomeOfStatus, type RouterMetrics } from "./metrics";
-import { openAIError } from "./openai-errors";
 import type { ResponseSink } from "./response-sink";
-import { type Attempt, type AttemptOwner, type AttemptReport, type AttemptResult, attemptLine } from "./upstream";
+import { PROTOCOL_NAMES, type Surface } from "./surfaces";
+import { type Attempt, type AttemptOwner, type AttemptResult, attemptLine } from "./upstream";
 
 export const LINE_HEADER = "x-linewatch-line";
 /** On an answer from a second line: what the first attempt got (e.g. `http_5xx`, `empty`, `masked_error`). */
@@ -46,11 +50,15 @@ export interface ProxyDeps {
 }
 
 export interface ProxyRequest {
+  /** What the path is: its protocol, answer kind and error shape. */
+  surface: Surface;
   /** Path after `/v1` with its query string, e.g. `/chat/completions`. */
   path: string;
   body: Buffer;
   affinityHeader: string | undefined;
   accept: string | undefined;
+  /** What of the client's headers goes on to the line. */
+  client: ClientHeaders;
   sink: ResponseSink;
 }
 
@@ -80,14 +88,22 @@ interface AttemptContext {
   version: string;
   accept: string;
   current: Attempt | null;
-  kind: AnswerKind;
   maxTokens: number | null;
 }
 
-function answerKind(path: string): AnswerKind {
-  if (path.startsWith("/chat/")) return "chat";
-  if (path.startsWith("/embeddings")) return "embeddings";
-  return "text";
+const nonEmpty = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+/**
+ * The header, else what the request's protocol has for a session: Anthropic `metadata.user_id`,
+ * OpenAI `user` or `prompt_cache_key` (prompt caching pays off only while a session stays on its line).
+ */
+function affinityKeyOf(req: ProxyRequest, body: Record<string, unknown>): string | undefined {
+  if (req.affinityHeader !== undefined) return req.affinityHeader;
+  if (req.surface.dialect === "anthropic") {
+    const metadata = body.metadata;
+    return typeof metadata === "object" && metadata !== null ? nonEmpty((metadata as { user_id?: unknown }).user_id) : undefined;
+  }
+  return nonEmpty(body.user) ?? nonEmpty(body.prompt_cache_key);
 }
 
 /** One attempt's side in the proxy: the retry budget of its route and where its outcome goes. */
@@ -125,10 +141,11 @@ async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean,
     path: ctx.req.path,
     body: JSON.stringify(ctx.body),
     accept: ctx.accept,
+    client: ctx.req.client,
     timeoutMs: deps.upstreamTimeoutMs,
     sink: ctx.req.sink,
     sendAny,
-    check: deps.check === null ? null : { kind: ctx.kind, cutMinTokens: deps.check.cutMinTokens, maxTokens: ctx.maxTokens },
+    check: deps.check === null ? null : { kind: ctx.req.surface.kind, cutMinTokens: deps.check.cutMinTokens, maxTokens: ctx.maxTokens },
     owner: new LineAttempt(deps, route, line),
     tags,
     metrics: deps.metrics,
@@ -140,69 +157,84 @@ async function attemptOn(ctx: AttemptContext, line: TableLine, sendAny: boolean,
   return r;
 }
 
-/** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
-export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
-  const metrics = deps.metrics;
-  const sink = req.sink;
-  const body = parseBody(req.body);
-  if (body === null) {
-    metrics.request("", "none", "bad_request");
-    sink.sendLocal(400, {}, openAIError("The request body must be a JSON object.", "invalid_request_error", "invalid_json"));
-    return;
-  }
+/** A request's route and the picker of its protocol's lines, or the error to answer with. */
+type Resolved =
+  | { route: string; snap: TableSnapshot; picker: WeightedPicker<TableLine> }
+  | { error: LocalError; route: string; snap?: TableSnapshot };
+
+function resolveRoute(deps: ProxyDeps, req: ProxyRequest, body: Record<string, unknown>): Resolved {
   const route = body.model;
   if (typeof route !== "string" || route === "") {
-    metrics.request("", "none", "bad_request");
-    sink.sendLocal(
-      400,
-      {},
-      openAIError("`model` is required: the linewatch route to use.", "invalid_request_error", "missing_model", "model"),
-    );
-    return;
+    return {
+      route: "",
+      error: { status: 400, code: "missing_model", message: "`model` is required: the linewatch route to use.", param: "model" },
+    };
   }
   const snap = deps.tables.snapshot(route);
   if (snap === undefined) {
     if (deps.tables.routes().includes(route)) {
-      metrics.request(route, "none", "no_line");
-      sink.sendLocal(503, {}, openAIError(`The table of route \`${route}\` has not been loaded yet.`, "server_error", "table_not_loaded"));
-      return;
+      return {
+        route,
+        error: { status: 503, code: "table_not_loaded", message: `The table of route \`${route}\` has not been loaded yet.` },
+      };
     }
-    if (!deps.tables.routesKnown()) {
-      // No route list yet (control plane unreachable since start, no cache file): not a 404.
-      metrics.request("", "none", "no_line");
-      sink.sendLocal(503, {}, openAIError("The router has not loaded its routes yet.", "server_error", "table_not_loaded"));
-      return;
-    }
-    // Unknown names are not used as metric labels: clients could mint unbounded series.
-    metrics.request("", "none", "unknown_route");
+    // No route list yet (control plane unreachable since start, no cache file): not a 404.
+    if (!deps.tables.routesKnown())
+      return { route: "", error: { status: 503, code: "table_not_loaded", message: "The router has not loaded its routes yet." } };
+    const message = `The model \`${route}\` does not exist: it is not a linewatch route.`;
+    return { route: "", error: { status: 404, code: "model_not_found", message, param: "model" } };
+  }
+  const protocol = req.surface.protocol;
+  const picker = snap.pickerFor(protocol);
+  if (picker !== null) return { route, snap, picker };
+  if (snap.picker.items.length > 0 && snap.mode !== "panic") {
+    // Lines with weight, none of this protocol, and no protocol of the route in panic: none speaks it.
+    const message = `Route \`${route}\` has no line that speaks ${PROTOCOL_NAMES[protocol]}; its lines speak ${snap.protocols.join(", ")}.`;
+    return { route, snap, error: { status: 404, code: "protocol_not_served", message, param: "model" } };
+  }
+  const message = `Route \`${route}\` has no usable line for ${PROTOCOL_NAMES[protocol]} (mode ${snap.mode}).`;
+  return { route, snap, error: { status: 503, code: "no_line_available", message } };
+}
+
+/** Unknown names are not used as metric labels: clients could mint unbounded series. */
+function requestOutcomeOf(e: LocalError): "bad_request" | "no_line" | "unknown_route" {
+  if (e.status === 400) return "bad_request";
+  return e.code === "model_not_found" ? "unknown_route" : "no_line";
+}
+
+/** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
+export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
+  const metrics = deps.metrics;
+  const sink = req.sink;
+  const dialect = req.surface.dialect;
+  const body = parseBody(req.body);
+  if (body === null) {
+    metrics.request("", "none", "bad_request");
     sink.sendLocal(
-      404,
+      400,
       {},
-      openAIError(
-        `The model \`${route}\` does not exist: it is not a linewatch route.`,
-        "invalid_request_error",
-        "model_not_found",
-        "model",
-      ),
+      localErrorBody(dialect, { status: 400, code: "invalid_json", message: "The request body must be a JSON object." }),
     );
     return;
   }
-
-  const affinityKey = req.affinityHeader ?? (typeof body.user === "string" && body.user !== "" ? body.user : undefined);
+  const resolved = resolveRoute(deps, req, body);
+  if ("error" in resolved) {
+    metrics.request(resolved.route, "none", requestOutcomeOf(resolved.error));
+    sink.sendLocal(resolved.error.status, tags(null, resolved.snap?.version ?? null), localErrorBody(dialect, resolved.error));
+    return;
+  }
+  const { route, snap, picker } = resolved;
+  const affinityKey = affinityKeyOf(req, body);
   const ejected = deps.ejector.ejected(deps.now());
   const first =
-    (ejected.length > 0 ? snap.picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
-    snap.picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+    (ejected.length > 0 ? picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
+    picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
   if (first === null) {
     metrics.request(route, "none", "no_line");
-    sink.sendLocal(
-      503,
-      tags(null, snap.version),
-      openAIError(`Route \`${route}\` has no usable line (mode ${snap.mode}).`, "server_error", "no_line_available"),
-    );
+    const error = { status: 503, code: "no_line_available", message: `Route \`${route}\` has no usable line (mode ${snap.mode}).` };
+    sink.sendLocal(503, tags(null, snap.version), localErrorBody(dialect, error));
     return;
   }
-
   const ctx: AttemptContext = {
     deps,
     req,
@@ -211,20 +243,30 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
     version: String(snap.version),
     accept: req.accept ?? "application/json",
     current: null,
-    kind: answerKind(req.path),
-    maxTokens: requestedMaxTokens(body),
+    maxTokens: requestedMaxTokens(body, req.surface.kind),
   };
   sink.onClientGone(() => ctx.current?.cancel());
   deps.budget.request(deps.now());
+  await attemptWithRetry(ctx, picker, first, affinityKey);
+}
 
-  // A second line exists iff the table has two lines with weight; only then is a bad answer held back.
-  const canRetry = snap.picker.items.length > 1;
+/** The first attempt and, when it may be retried and a second line is left, one more on another line. */
+async function attemptWithRetry(
+  ctx: AttemptContext,
+  picker: WeightedPicker<TableLine>,
+  first: TableLine,
+  affinityKey: string | undefined,
+): Promise<void> {
+  const { deps, route } = ctx;
+  const metrics = deps.metrics;
+  // A second line exists iff the protocol's lines have two with weight; only then is a bad answer held back.
+  const canRetry = picker.items.length > 1;
   let line = first;
   let result = await attemptOn(ctx, first, !canRetry, null);
   // A refused answer took its retry from the budget already; a failure takes it here.
   const failed = result.type === "failed" && result.error !== "aborted";
-  if (canRetry && (result.type === "refused" || (failed && ctx.deps.budget.tryRetry(deps.now())))) {
-    const second = snap.picker.pick(deps.rng, { affinityKey, exclude: [first.id] });
+  if (canRetry && (result.type === "refused" || (failed && deps.budget.tryRetry(deps.now())))) {
+    const second = picker.pick(deps.rng, { affinityKey, exclude: [first.id] });
     if (second !== null) {
       const reason =
         result.type === "refused" ? result.outcome : result.type === "failed" && result.error === "timeout" ? "timeout" : "connect";
@@ -235,7 +277,18 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   } else if (canRetry && failed) {
     metrics.budgetExhausted(route);
   }
+  finish(ctx, line, result);
+}
 
+function sendError(ctx: AttemptContext, line: TableLine, status: number, code: string, message: string): void {
+  const { req } = ctx;
+  req.sink.sendLocal(status, tags(line.name, Number(ctx.version)), localErrorBody(req.surface.dialect, { status, code, message }));
+}
+
+/** What the client gets when the last attempt did not send an answer itself. */
+function finish(ctx: AttemptContext, line: TableLine, result: AttemptResult): void {
+  const { deps, route } = ctx;
+  const metrics = deps.metrics;
   if (result.type === "sent") {
     metrics.request(route, line.name, outcomeOfStatus(result.status));
     return;
@@ -243,27 +296,12 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   if (result.type === "refused") {
     // Only if no second line could be picked, which canRetry rules out; answer rather than hang.
     metrics.request(route, line.name, "upstream_error");
-    sink.sendLocal(
-      502,
-      tags(line.name, snap.version),
-      openAIError(`Line \`${line.name}\` answered ${result.status}.`, "server_error", "upstream_error"),
-    );
+    sendError(ctx, line, 502, "upstream_error", `Line \`${line.name}\` answered ${result.status}.`);
     return;
   }
   if (result.error === "aborted") return; // the client left; nobody reads an answer
   metrics.request(route, line.name, result.error);
   deps.logger.warn("router: upstream failed", { route, line: line.name, error: result.error, message: result.message });
-  if (result.error === "timeout") {
-    sink.sendLocal(
-      504,
-      tags(line.name, snap.version),
-      openAIError(`Line \`${line.name}\` of route \`${route}\` timed out.`, "server_error", "upstream_timeout"),
-    );
-  } else {
-    sink.sendLocal(
-      502,
-      tags(line.name, snap.version),
-      openAIError(`Line \`${line.name}\` of route \`${route}\` is unreachable.`, "server_error", "upstream_unreachable"),
-    );
-  }
+  if (result.error === "timeout") sendError(ctx, line, 504, "upstream_timeout", `Line \`${line.name}\` of route \`${route}\` timed out.`);
+  else sendError(ctx, line, 502, "upstream_unreachable", `Line \`${line.name}\` of route \`${route}\` is unreachable.`);
 }

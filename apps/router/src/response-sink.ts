@@ -1,7 +1,6 @@
 // Where an upstream answer goes: straight onto Node's ServerResponse (the served path, no
 // Web-stream copies) or into a standard Response (Hono's app.request, e.g. in tests).
 import type { ServerResponse } from "node:http";
-import type { OpenAIErrorBody } from "./openai-errors";
 
 export type OutgoingHeaders = Record<string, string | string[]>;
 
@@ -17,7 +16,8 @@ export interface ResponseSink {
   end(): void;
   /** The body broke after the status went out: cut the response. */
   abort(error: Error): void;
-  sendLocal(status: number, headers: Record<string, string>, body: OpenAIErrorBody): void;
+  /** An answer the router makes itself (an error body in the client's API shape: local-errors.ts). */
+  sendLocal(status: number, headers: Record<string, string>, body: object): void;
 }
 
 /**
@@ -71,7 +71,7 @@ class NodeSink implements ResponseSink {
     this.res.destroy(error);
   }
 
-  sendLocal(status: number, headers: Record<string, string>, body: OpenAIErrorBody): void {
+  sendLocal(status: number, headers: Record<string, string>, body: object): void {
     const res = this.res;
     if (res.destroyed || res.headersSent) return;
     const text = JSON.stringify(body);
@@ -153,7 +153,7 @@ class WebSink implements ResponseSink {
     this.controller?.error(error);
   }
 
-  sendLocal(status: number, headers: Record<string, string>, body: OpenAIErrorBody): void {
+  sendLocal(status: number, headers: Record<string, string>, body: object): void {
     this.done = true;
     this.resolve(new Response(JSON.stringify(body), { status, headers: { ...headers, "content-type": "application/json" } }));
   }

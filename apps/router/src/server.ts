@@ -54,11 +54,30 @@ export interface RunningRouter {
   close(): Promise<void>;
 }
 
-export async function startRouter(options: StartRouterOptions): Promise<RunningRouter> {
+/** Upstream connections: keep-alive pools behind the same upstream guard as the control plane's prober (base URLs come from its tables). */
+function upstreamDispatcher(options: StartRouterOptions): Agent {
+  const allowed = options.allowUpstreamHosts ?? [];
+  const connector = buildConnector({
+    timeout: options.connectTimeoutMs ?? 5_000,
+    lookup: createGuardedLookup(allowed, options.dnsLookup),
+  });
+  return new Agent({ connect: guardConnect(connector, allowed), keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+}
+
+interface Parts {
+  logger: Logger;
+  rng: Rng;
+  now: () => number;
+  client: RouterClient;
+  dispatcher: Agent;
+  reporter: OutcomeReporter;
+  budget: RetryBudget;
+}
+
+function routerParts(options: StartRouterOptions): Parts {
   const logger = options.logger ?? jsonLineLogger;
   const rng = options.rng ?? Math.random;
   const now = options.now ?? Date.now;
-  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? 60_000;
   const client = createRouterClient({
     controlPlaneUrl: options.controlPlaneUrl,
     token: options.token ?? undefined,
@@ -70,24 +89,6 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     logger,
     ...options.clientOptions,
   });
-  // Base URLs come from the control plane's tables: the same upstream guard as its prober's.
-  const allowed = options.allowUpstreamHosts ?? [];
-  const connector = buildConnector({
-    timeout: options.connectTimeoutMs ?? 5_000,
-    lookup: createGuardedLookup(allowed, options.dnsLookup) as never,
-  });
-  const dispatcher = new Agent({
-    connect: guardConnect(connector, allowed),
-    keepAliveTimeout: 10_000,
-    keepAliveMaxTimeout: 60_000,
-  });
-  const registry = new Registry();
-  if (options.processMetrics ?? true) {
-    collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
-    // Gauges named *_total, which promtool rejects (as the control plane's metrics.ts removes them).
-    for (const n of ["handles", "requests", "resources"]) registry.removeSingleMetric(`linewatch_router_nodejs_active_${n}_total`);
-  }
-  const metrics = createMetrics(registry, { tableStatus: () => client.status(), now });
   const reporter = new OutcomeReporter({
     controlPlaneUrl: options.controlPlaneUrl,
     token: options.token ?? null,
@@ -103,34 +104,48 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
     ratio: (options.retryBudgetPct ?? DEFAULT_RETRY_BUDGET.ratio * 100) / 100,
     minRetries: options.retryBudgetMin ?? DEFAULT_RETRY_BUDGET.minRetries,
   });
-  const deps: RouterAppDeps = {
+  return { logger, rng, now, client, dispatcher: upstreamDispatcher(options), reporter, budget };
+}
+
+function appDeps(options: StartRouterOptions, parts: Parts): RouterAppDeps {
+  const registry = new Registry();
+  if (options.processMetrics ?? true) {
+    collectDefaultMetrics({ register: registry, prefix: "linewatch_router_" });
+    // Gauges named *_total, which promtool rejects (as the control plane's metrics.ts removes them).
+    for (const n of ["handles", "requests", "resources"]) registry.removeSingleMetric(`linewatch_router_nodejs_active_${n}_total`);
+  }
+  const { client, now } = parts;
+  return {
     tables: client,
-    dispatcher,
-    metrics,
-    rng,
+    dispatcher: parts.dispatcher,
+    metrics: createMetrics(registry, { tableStatus: () => client.status(), now }),
+    rng: parts.rng,
     now,
-    logger,
+    logger: parts.logger,
     config: {
-      upstreamTimeoutMs,
+      upstreamTimeoutMs: options.upstreamTimeoutMs ?? 60_000,
       maxBodyBytes: options.maxBodyBytes ?? 8 * 1024 * 1024,
       inBandCheck: options.inBandCheck ?? true,
       cutMinTokens: options.cutMinTokens ?? 16,
     },
-    budget,
+    budget: parts.budget,
     ejector: new LineEjector({ ...DEFAULT_EJECTOR, failures: options.ejectAfterFailures ?? DEFAULT_EJECTOR.failures }),
-    reporter,
+    reporter: parts.reporter,
   };
-  const app = createRouterApp(deps);
+}
 
-  // Before any traffic: a token the control plane refuses for reports is not a router token.
+/** Before any traffic: a token the control plane refuses for reports is not a router token. */
+async function checkToken(options: StartRouterOptions, parts: Parts): Promise<void> {
+  const { reporter, logger } = parts;
   const role = await reporter.checkRole();
-  if (!role.ok && role.kind === "forbidden") {
-    await dispatcher.close();
+  if (role.ok) return;
+  if (role.kind === "forbidden") {
+    await parts.dispatcher.close();
     throw new RouterTokenError(
       `LINEWATCH_TOKEN is not a router token (${role.message}); its tables would carry no credentials. Create one with: npx linewatch tokens create <name> --role router`,
     );
   }
-  if (!role.ok && role.kind === "unauthorized") {
+  if (role.kind === "unauthorized") {
     logger.error(
       "router: the control plane answers 401 to this router's token: table pulls and outcome reports will fail until it is fixed",
       {
@@ -138,19 +153,14 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
         message: role.message,
       },
     );
+    return;
   }
-  if (!role.ok && role.kind === "unreachable") {
-    logger.warn("router: could not check the token's role (control plane unreachable); each outcome push checks it again", {
-      error: role.message,
-    });
-  }
+  logger.warn("router: could not check the token's role (control plane unreachable); each outcome push checks it again", {
+    error: role.message,
+  });
+}
 
-  await client.start();
-  reporter.start();
-  const server: Server = createServer((options.fastPath ?? true) ? createRouterListener(app, deps) : getRequestListener(app.fetch));
-  // Longer than the usual 60 s idle timeout of load balancers in front, so they close first.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+async function listen(server: Server, options: StartRouterOptions, parts: Parts): Promise<void> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -160,11 +170,26 @@ export async function startRouter(options: StartRouterOptions): Promise<RunningR
       });
     });
   } catch (e) {
-    await reporter.close();
-    await client.close();
-    await dispatcher.close();
+    await parts.reporter.close();
+    await parts.client.close();
+    await parts.dispatcher.close();
     throw e;
   }
+}
+
+export async function startRouter(options: StartRouterOptions): Promise<RunningRouter> {
+  const parts = routerParts(options);
+  const deps = appDeps(options, parts);
+  const app = createRouterApp(deps);
+  await checkToken(options, parts);
+  const { client, reporter, budget, dispatcher } = parts;
+  await client.start();
+  reporter.start();
+  const server: Server = createServer((options.fastPath ?? true) ? createRouterListener(app, deps) : getRequestListener(app.fetch));
+  // Longer than the usual 60 s idle timeout of load balancers in front, so they close first.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await listen(server, options, parts);
   const port = (server.address() as AddressInfo).port;
   const host = options.host && options.host !== "0.0.0.0" && options.host !== "::" ? options.host : "127.0.0.1";
   let closed: Promise<void> | null = null;

@@ -9,10 +9,13 @@ import {
   checkJsonAnswer,
   type LiveOutcome,
   outcomeOfStatus,
-  StreamCheck,
+  type SseScan,
+  streamCheckFor,
   type TableLine,
 } from "@linewatch/router-client";
 import type { Dispatcher } from "undici";
+import type { AttemptReport } from "./attempt-report";
+import type { ClientHeaders } from "./client-headers";
 import type { RouterMetrics } from "./metrics";
 import type { OutgoingHeaders, ResponseSink } from "./response-sink";
 
@@ -29,24 +32,20 @@ export type AttemptResult =
   /** Nothing came back that could be sent. */
   | { type: "failed"; error: AttemptError; message: string; seconds: number };
 
-/** How an attempt ended, for the outcome report and the metrics (SPEC §9). */
-export interface AttemptReport {
-  outcome: LiveOutcome;
-  /** ms from sending to the end of the answer (or the failure). */
-  latencyMs: number;
-  /** ms from sending to the response headers; null if none came. */
-  ttfbMs: number | null;
-  promptTokens: number;
-  completionTokens: number;
-}
+/** The Anthropic API version sent when the client named none (the one every Anthropic upstream knows). */
+export const DEFAULT_ANTHROPIC_VERSION = "2023-06-01";
 
 /** Where a line's requests go, worked out once per line object (lines are immutable per table version). */
 interface LineTarget {
   origin: string;
   /** The base URL's path without a trailing slash, e.g. `/v1`. */
   pathPrefix: string;
-  /** Credential and line headers as flat name/value pairs, lower-cased names. */
-  headerPairs: string[];
+  anthropic: boolean;
+  /** The line's own headers as flat name/value pairs, lower-cased names: they win over the client's and the credential. */
+  lineHeaders: string[];
+  lineHeaderNames: ReadonlySet<string>;
+  /** OpenAI lines: `authorization: Bearer <key>` when the line sets no such header itself; Anthropic lines choose per request. */
+  credential: string[];
 }
 
 const targets = new WeakMap<TableLine, LineTarget>();
@@ -55,16 +54,31 @@ function targetOf(line: TableLine): LineTarget {
   let t = targets.get(line);
   if (t === undefined) {
     const url = new URL(line.baseUrl);
-    const headers: Record<string, string> = {};
-    if (line.apiKey) headers.authorization = `Bearer ${line.apiKey}`;
+    const lineHeaders: string[] = [];
     for (const [k, v] of Object.entries(line.headers ?? {})) {
       const name = k.toLowerCase();
-      if (name !== "content-length" && name !== "host") headers[name] = v;
+      if (name !== "content-length" && name !== "host") lineHeaders.push(name, v);
     }
-    t = { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, ""), headerPairs: Object.entries(headers).flat() };
+    const names = new Set(lineHeaders.filter((_, i) => i % 2 === 0));
+    const anthropic = line.protocol === "anthropic-messages";
+    const credential = !anthropic && line.apiKey && !names.has("authorization") ? ["authorization", `Bearer ${line.apiKey}`] : [];
+    t = { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, ""), anthropic, lineHeaders, lineHeaderNames: names, credential };
     targets.set(line, t);
   }
   return t;
+}
+
+/**
+ * An Anthropic line's key goes in the header the client used for its own (`x-api-key`, or the bearer
+ * token the 1.x SDKs send), `x-api-key` when it sent none; and `anthropic-version` is the client's,
+ * unchanged, or DEFAULT_ANTHROPIC_VERSION.
+ */
+function anthropicHeaders(line: TableLine, t: LineTarget, client: ClientHeaders): string[] {
+  const out: string[] = [];
+  const name = client.credential ?? "x-api-key";
+  if (line.apiKey && !t.lineHeaderNames.has(name)) out.push(name, name === "authorization" ? `Bearer ${line.apiKey}` : line.apiKey);
+  if (!client.anthropicVersion && !t.lineHeaderNames.has("anthropic-version")) out.push("anthropic-version", DEFAULT_ANTHROPIC_VERSION);
+  return out;
 }
 
 const UNREACHABLE = new Set([
@@ -122,6 +136,8 @@ export interface AttemptInput {
   path: string;
   body: string;
   accept: string;
+  /** What of the client's headers goes on (client-headers.ts). */
+  client: ClientHeaders;
   timeoutMs: number;
   sink: ResponseSink;
   /** Send 5xx and 429 too (the last attempt); otherwise they come back as `refused` if `owner.tryRetry` allows. */
@@ -169,7 +185,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler, Attempt {
   /** Non-streamed 2xx body chunks, kept for the check (held back in `holding`). */
   private body: Buffer[] | null = null;
   private bodySize = 0;
-  private stream: StreamCheck | null = null;
+  private stream: SseScan | null = null;
   private reported = false;
 
   readonly result: Promise<AttemptResult>;
@@ -230,7 +246,7 @@ class AttemptHandler implements Dispatcher.DispatchHandler, Attempt {
     for (let i = 0; i + 1 < tags.length; i += 2) out[tags[i] as string] = tags[i + 1] as string;
     this.out = out;
     if (input.check !== null && statusCode < 300) {
-      if (isEventStream(headers)) this.stream = new StreamCheck(input.check);
+      if (isEventStream(headers)) this.stream = streamCheckFor(input.check);
       else if (isIdentity(headers)) {
         this.body = [];
         if (!input.sendAny) {
@@ -357,15 +373,14 @@ export interface Attempt {
 export function attemptLine(input: AttemptInput): Attempt {
   const t = targetOf(input.line);
   const handler = new AttemptHandler(input);
-  const headers = [
-    "content-type",
-    "application/json",
-    "accept",
-    input.accept,
-    "content-length",
-    String(Buffer.byteLength(input.body)),
-    ...t.headerPairs,
-  ];
+  const headers = ["content-type", "application/json", "accept", input.accept, "content-length", String(Buffer.byteLength(input.body))];
+  const forward = input.client.forward;
+  for (let i = 0; i + 1 < forward.length; i += 2) {
+    if (!t.lineHeaderNames.has(forward[i] as string)) headers.push(forward[i] as string, forward[i + 1] as string);
+  }
+  if (t.anthropic) headers.push(...anthropicHeaders(input.line, t, input.client));
+  else if (t.credential.length > 0) headers.push(...t.credential);
+  if (t.lineHeaders.length > 0) headers.push(...t.lineHeaders);
   input.dispatcher.dispatch(
     {
       origin: t.origin,

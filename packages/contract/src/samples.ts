@@ -62,6 +62,12 @@ function checkRequest(body: RequestCheck, ctx: z.RefinementCtx) {
   ) {
     ctx.addIssue({ code: "custom", path: ["request", "messages"], message: "must be a non-empty array of messages" });
   }
+  if (
+    protocol === "openai-responses" &&
+    !(typeof request.input === "string" || (Array.isArray(request.input) && request.input.length > 0))
+  ) {
+    ctx.addIssue({ code: "custom", path: ["request", "input"], message: "must be a string or a non-empty array of input items" });
+  }
 }
 
 export const SampleCreateSchema = z

@@ -4,7 +4,7 @@ import type { ProbeCheck } from "./scoring/checks";
 export const TIERS = ["paid", "free"] as const;
 export type Tier = (typeof TIERS)[number];
 
-export const PROTOCOLS = ["openai-chat", "anthropic-messages", "generic-http"] as const;
+export const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic-messages", "generic-http"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 export const ADMIN_STATES = ["active", "drained", "disabled"] as const;

@@ -1,5 +1,5 @@
 export { type Lab, type LabLine, type LabLineOptions, type LabOptions, startLab, startLabLine } from "./lab";
-export { ENDPOINTS, type Endpoint, LabError, type LineOptions, type LineStats, type Usage } from "./line";
+export { ENDPOINTS, type Endpoint, LabError, type LineOptions, type LineStats, type RecordedRequest, type Usage } from "./line";
 export {
   DEFAULTS as MODE_DEFAULTS,
   type FaultMode,

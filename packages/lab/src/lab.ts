@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { handleAdminRequest } from "./admin-routes";
 import { sendJson, Timers } from "./http-util";
-import { LabError, type LineOptions, type LineStats, VirtualLine } from "./line";
+import { LabError, type LineOptions, type LineStats, type RecordedRequest, VirtualLine } from "./line";
 import { handleLineRequest } from "./line-routes";
 import { type LabMode, type ModeParams, type ModeSetting, parseModeRequest } from "./modes";
 import { errorBody } from "./openai";
@@ -34,6 +34,8 @@ export interface Lab {
   /** Throws LabError on an unknown line or an invalid mode or parameter. */
   setMode<M extends LabMode>(name: string, mode: M, params?: ModeParams<M>): ModeSetting;
   stats(name: string): LineStats;
+  /** The last requests the line received (up to 32), oldest first: what a client actually sent. */
+  requests(name: string): RecordedRequest[];
   /** Stops the server; ends hung and delayed requests at once. */
   close(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export interface LabLine {
   readonly baseUrl: string;
   setMode<M extends LabMode>(mode: M, params?: ModeParams<M>): ModeSetting;
   stats(): LineStats;
+  requests(): RecordedRequest[];
   close(): Promise<void>;
 }
 
@@ -140,6 +143,7 @@ export async function startLab(options: LabOptions = {}): Promise<Lab> {
       return parsed.value;
     },
     stats: (name) => lineOrThrow(name).stats(),
+    requests: (name) => lineOrThrow(name).requests(),
     close() {
       if (!closed) {
         timers.clear();
@@ -162,6 +166,7 @@ export async function startLabLine(options: LabLineOptions = {}): Promise<LabLin
     baseUrl: `${lab.url}/v1`,
     setMode: (mode, params) => lab.setMode(name, mode, params),
     stats: () => lab.stats(name),
+    requests: () => lab.requests(name),
     close: () => lab.close(),
   };
 }

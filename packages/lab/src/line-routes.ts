@@ -1,26 +1,49 @@
-// The OpenAI-compatible surface of one virtual line: /v1/chat/completions, /v1/completions,
-// /v1/embeddings, /v1/models. Order per request: count, auth, parse, plan, wait, answer.
+// The HTTP surface of one virtual line: the OpenAI endpoints (/v1/chat/completions, /v1/completions,
+// /v1/embeddings, /v1/models, /v1/responses) and Anthropic's (/v1/messages, /v1/messages/count_tokens).
+// Order per request: count, read, record, auth, parse, plan, wait, answer. Errors come in the shape of
+// the endpoint's API, so a client SDK raises its own typed error.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  ANTHROPIC_MASKED_ERROR,
+  ANTHROPIC_STREAM_ERROR,
+  anthropicError,
+  anthropicStatusError,
+  messageBody,
+  messageStreamEvents,
+} from "./anthropic";
 import { readBody, sendJson, type Timers } from "./http-util";
 import type { Endpoint, Plan, Reply, VirtualLine } from "./line";
+import type { FaultSetting } from "./modes";
 import { chatCompletionBody, embeddingsBody, errorBody, modelsBody, statusErrorBody, streamEvents, textCompletionBody } from "./openai";
-import { type PromptView, viewChat, viewCompletion } from "./prompt";
+import { type ParsedRequest, parseJsonObject, readRequest } from "./requests";
+import { responseBody, responseStreamError, responseStreamEvents } from "./responses";
 
 export interface LineRouteContext {
   clock: () => number;
   timers: Timers;
 }
 
-const ROUTES: Record<string, { method: string; endpoint: Endpoint }> = {
-  "chat/completions": { method: "POST", endpoint: "chat.completions" },
-  completions: { method: "POST", endpoint: "completions" },
-  embeddings: { method: "POST", endpoint: "embeddings" },
-  models: { method: "GET", endpoint: "models" },
+type Dialect = "openai" | "anthropic";
+
+const ROUTES: Record<string, { method: string; endpoint: Endpoint; dialect: Dialect }> = {
+  "chat/completions": { method: "POST", endpoint: "chat.completions", dialect: "openai" },
+  completions: { method: "POST", endpoint: "completions", dialect: "openai" },
+  embeddings: { method: "POST", endpoint: "embeddings", dialect: "openai" },
+  models: { method: "GET", endpoint: "models", dialect: "openai" },
+  responses: { method: "POST", endpoint: "responses", dialect: "openai" },
+  messages: { method: "POST", endpoint: "messages", dialect: "anthropic" },
+  "messages/count_tokens": { method: "POST", endpoint: "messages.count_tokens", dialect: "anthropic" },
 };
 
-const DEFAULT_DIMENSIONS = 64;
-const MAX_DIMENSIONS = 4096;
+/** API versions the Anthropic endpoints know; 2026-10-21 refuses the sampling fields. */
+const ANTHROPIC_VERSIONS = new Set(["2023-06-01", "2026-10-21"]);
+const REFUSED_IN_2026 = ["temperature", "top_p", "top_k"];
+
+const clientError = (dialect: Dialect, message: string, param: string | null = null, code: string | null = null) =>
+  dialect === "anthropic" ? anthropicError("invalid_request_error", message) : errorBody(message, "invalid_request_error", code, param);
+const statusError = (dialect: Dialect, status: number) =>
+  dialect === "anthropic" ? anthropicStatusError(status) : statusErrorBody(status);
 
 /** `rest` is the path after `/v1/`. */
 export async function handleLineRequest(
@@ -32,11 +55,12 @@ export async function handleLineRequest(
 ): Promise<void> {
   const route = ROUTES[rest];
   if (!route) {
-    sendJson(res, 404, errorBody(`Unknown request URL: ${req.method} /v1/${rest}.`, "invalid_request_error", "unknown_url"));
+    const dialect: Dialect = rest.startsWith("messages") ? "anthropic" : "openai";
+    sendJson(res, 404, clientError(dialect, `Unknown request URL: ${req.method} /v1/${rest}.`, null, "unknown_url"));
     return;
   }
   if (req.method !== route.method) {
-    sendJson(res, 405, errorBody(`Method ${req.method} is not allowed on /v1/${rest}.`, "invalid_request_error"), { allow: route.method });
+    sendJson(res, 405, clientError(route.dialect, `Method ${req.method} is not allowed on /v1/${rest}.`), { allow: route.method });
     return;
   }
   const seq = line.arrive(route.endpoint);
@@ -44,32 +68,8 @@ export async function handleLineRequest(
     line.answered(status);
     sendJson(res, status, body, headers);
   };
-
-  if (line.apiKey !== null && !bearerMatches(req.headers.authorization, line.apiKey)) {
-    reply(401, errorBody("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
-    return;
-  }
-
-  let body: Record<string, unknown> = {};
-  if (route.method === "POST") {
-    const read = await readBody(req);
-    if (!read.ok) {
-      reply(413, errorBody("Request body too large.", "invalid_request_error"));
-      return;
-    }
-    const parsed = parseJsonObject(read.text);
-    if (!parsed) {
-      reply(400, errorBody("We could not parse the JSON body of your request: expected a JSON object.", "invalid_request_error"));
-      return;
-    }
-    body = parsed;
-  }
-
-  const request = readRequest(route.endpoint, body);
-  if ("invalid" in request) {
-    reply(400, errorBody(request.invalid, "invalid_request_error", null, request.param));
-    return;
-  }
+  const request = await admit(line, route, rest, req, reply);
+  if (request === null) return;
 
   const plan: Plan = line.plan(seq, "view" in request ? request.view.promptChars : 0);
   if (plan.action === "hang") {
@@ -81,135 +81,157 @@ export async function handleLineRequest(
     if (res.destroyed) return;
     if (plan.action === "error") {
       const headers: Record<string, string> = plan.retryAfterSec === null ? {} : { "retry-after": String(plan.retryAfterSec) };
-      reply(plan.status, statusErrorBody(plan.status), headers);
+      reply(plan.status, statusError(route.dialect, plan.status), headers);
       return;
     }
     if (plan.action === "masked-error") {
       reply(
         200,
-        errorBody(
-          "You exceeded your current quota, please check your plan and billing details.",
-          "insufficient_quota",
-          "insufficient_quota",
-        ),
+        route.dialect === "anthropic"
+          ? ANTHROPIC_MASKED_ERROR
+          : errorBody(
+              "You exceeded your current quota, please check your plan and billing details.",
+              "insufficient_quota",
+              "insufficient_quota",
+            ),
       );
       return;
     }
-    const now = ctx.clock();
-    switch (request.endpoint) {
-      case "models":
-        reply(200, modelsBody(line.model, Math.floor(now / 1000)));
-        return;
-      case "embeddings": {
-        const vectors = request.inputs.map((text) => line.embed(text, request.dimensions, plan.fault));
-        const tokens = Math.ceil(request.inputs.reduce((n, text) => n + text.length, 0) / 4);
-        const usage = plan.fault.mode === "drop-fields" ? null : { prompt_tokens: tokens, total_tokens: tokens };
-        reply(200, embeddingsBody(request.model ?? line.model, vectors, usage));
-        return;
-      }
-      case "chat.completions":
-      case "completions": {
-        const answer = line.reply(request.endpoint, request.model, request.view, seq, plan.fault, now);
-        const kind = request.endpoint === "chat.completions" ? "chat" : "text";
-        if (request.stream) {
-          line.answered(200);
-          streamReply(ctx, line, res, answer, kind, request.includeUsage);
-        } else {
-          reply(200, kind === "chat" ? chatCompletionBody(answer) : textCompletionBody(answer));
-        }
-      }
-    }
+    answer({ ctx, line, res, reply, seq, fault: plan.fault }, request);
   });
 }
 
-type ParsedRequest =
-  | { invalid: string; param: string | null }
-  | { endpoint: "models" }
-  | { endpoint: "embeddings"; model: string | null; inputs: string[]; dimensions: number }
-  | {
-      endpoint: "chat.completions" | "completions";
-      model: string | null;
-      view: PromptView;
-      stream: boolean;
-      includeUsage: boolean;
-    };
+/** Read, record, auth, parse: the request to answer, or null when it was refused (and answered). */
+async function admit(
+  line: VirtualLine,
+  route: (typeof ROUTES)[string],
+  rest: string,
+  req: IncomingMessage,
+  reply: (status: number, body: unknown) => void,
+): Promise<Exclude<ParsedRequest, { invalid: string }> | null> {
+  const read = route.method === "POST" ? await readBody(req) : ({ ok: true, text: "" } as const);
+  line.record({ method: req.method ?? "", path: `/${rest}`, headers: headerPairs(req.rawHeaders), body: read.ok ? read.text : "" });
 
-function readRequest(endpoint: Endpoint, body: Record<string, unknown>): ParsedRequest {
-  const model = typeof body.model === "string" && body.model !== "" ? body.model : null;
-  const stream = body.stream === true;
-  const streamOptions = body.stream_options;
-  const includeUsage =
-    typeof streamOptions === "object" && streamOptions !== null && (streamOptions as { include_usage?: unknown }).include_usage === true;
-  switch (endpoint) {
-    case "models":
-      return { endpoint };
-    case "chat.completions": {
-      const messages = body.messages;
-      if (!Array.isArray(messages) || messages.length === 0) {
-        return { invalid: "'messages' is a required property and must be a non-empty array.", param: "messages" };
-      }
-      if (!messages.every((m) => typeof m === "object" && m !== null && typeof (m as { role?: unknown }).role === "string")) {
-        return { invalid: "Each message must be an object with a 'role'.", param: "messages" };
-      }
-      return { endpoint, model, view: viewChat(messages, body.response_format), stream, includeUsage };
-    }
-    case "completions": {
-      const prompt = body.prompt;
-      const text =
-        typeof prompt === "string"
-          ? prompt
-          : Array.isArray(prompt) && prompt.every((p) => typeof p === "string")
-            ? prompt.join("\n")
-            : null;
-      if (text === null) return { invalid: "'prompt' is a required property: a string or an array of strings.", param: "prompt" };
-      return { endpoint, model, view: viewCompletion(text), stream, includeUsage };
-    }
-    case "embeddings": {
-      const input = body.input;
-      const inputs =
-        typeof input === "string"
-          ? [input]
-          : Array.isArray(input) && input.length > 0
-            ? input.map((item) => (typeof item === "string" ? item : JSON.stringify(item)))
-            : null;
-      if (inputs === null) return { invalid: "'input' is a required property: a string or a non-empty array.", param: "input" };
-      const dimensions = body.dimensions ?? DEFAULT_DIMENSIONS;
-      if (typeof dimensions !== "number" || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
-        return { invalid: `'dimensions' must be an integer in [1, ${MAX_DIMENSIONS}].`, param: "dimensions" };
-      }
-      return { endpoint, model, inputs, dimensions };
-    }
-  }
-}
-
-function parseJsonObject(text: string): Record<string, unknown> | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Not JSON: the caller answers 400, which is the outcome we want, not an error of ours.
+  if (line.apiKey !== null && !credentialMatches(route.dialect, req, line.apiKey)) {
+    const message = "Incorrect API key provided.";
+    reply(
+      401,
+      route.dialect === "anthropic"
+        ? anthropicError("authentication_error", "invalid x-api-key")
+        : errorBody(message, "invalid_request_error", "invalid_api_key"),
+    );
     return null;
   }
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  if (!read.ok) {
+    reply(
+      413,
+      route.dialect === "anthropic"
+        ? anthropicError("request_too_large", "Request exceeds the maximum size")
+        : errorBody("Request body too large.", "invalid_request_error"),
+    );
+    return null;
+  }
+  const body = route.method === "POST" ? parseJsonObject(read.text) : {};
+  if (!body) {
+    reply(400, clientError(route.dialect, "We could not parse the JSON body of your request: expected a JSON object."));
+    return null;
+  }
+  const versionProblem = route.dialect === "anthropic" ? anthropicVersionProblem(req.headers["anthropic-version"], body) : null;
+  if (versionProblem !== null) {
+    reply(400, anthropicError("invalid_request_error", versionProblem));
+    return null;
+  }
+  const request = readRequest(route.endpoint, body);
+  if ("invalid" in request) {
+    reply(400, clientError(route.dialect, request.invalid, request.param));
+    return null;
+  }
+
+  return request;
 }
 
-function bearerMatches(header: string | undefined, apiKey: string): boolean {
-  if (!header?.startsWith("Bearer ")) return false;
-  // Hash both sides so lengths match and the comparison runs in constant time.
-  const given = createHash("sha256").update(header.slice("Bearer ".length)).digest();
-  const expected = createHash("sha256").update(apiKey).digest();
-  return timingSafeEqual(given, expected);
+interface AnswerContext {
+  ctx: LineRouteContext;
+  line: VirtualLine;
+  res: ServerResponse;
+  reply: (status: number, body: unknown) => void;
+  seq: number;
+  fault: FaultSetting;
 }
 
-function streamReply(
-  ctx: LineRouteContext,
-  line: VirtualLine,
-  res: ServerResponse,
-  reply: Reply,
-  kind: "chat" | "text",
-  includeUsage: boolean,
-): void {
-  const events = streamEvents(reply, kind, includeUsage);
+function answer(a: AnswerContext, request: Exclude<ParsedRequest, { invalid: string }>): void {
+  const { line, reply, fault } = a;
+  const now = a.ctx.clock();
+  switch (request.endpoint) {
+    case "models":
+      reply(200, modelsBody(line.model, Math.floor(now / 1000)));
+      return;
+    case "embeddings": {
+      const vectors = request.inputs.map((text) => line.embed(text, request.dimensions, fault));
+      const tokens = Math.ceil(request.inputs.reduce((n, text) => n + text.length, 0) / 4);
+      const usage = fault.mode === "drop-fields" ? null : { prompt_tokens: tokens, total_tokens: tokens };
+      reply(200, embeddingsBody(request.model ?? line.model, vectors, usage));
+      return;
+    }
+    case "messages.count_tokens":
+      reply(200, { input_tokens: Math.max(1, Math.ceil(request.view.promptChars / 4)) });
+      return;
+    default: {
+      const made = line.reply(request.endpoint, request.model, request.view, a.seq, fault, now);
+      if (request.stream) {
+        line.answered(200);
+        streamReply(a, eventsOf(request.endpoint, made, request.includeUsage, fault));
+        return;
+      }
+      const final = fault.mode === "cut" ? stoppedShort(made) : made;
+      reply(200, bodyOf(request.endpoint, final));
+    }
+  }
+}
+
+type AnswerEndpoint = "chat.completions" | "completions" | "responses" | "messages";
+
+function bodyOf(endpoint: AnswerEndpoint, reply: Reply): Record<string, unknown> {
+  if (endpoint === "messages") return messageBody(reply);
+  if (endpoint === "responses") return responseBody(reply);
+  return endpoint === "chat.completions" ? chatCompletionBody(reply) : textCompletionBody(reply);
+}
+
+/** A non-streamed answer under `cut`: its first few tokens, stopped at the token limit. */
+function stoppedShort(reply: Reply): Reply {
+  const content = Array.from(reply.content).slice(0, 20).join("");
+  const completion = Math.ceil(content.length / 4);
+  const usage = reply.usage && { ...reply.usage, completion_tokens: completion, total_tokens: reply.usage.prompt_tokens + completion };
+  return { ...reply, content, finishReason: "length", usage };
+}
+
+/** The answer's SSE events; under `cut`, those before `at` without the closing ones (and an error event for `how: error`). */
+function eventsOf(endpoint: AnswerEndpoint, reply: Reply, includeUsage: boolean, fault: FaultSetting): string[] {
+  let events: string[];
+  let closing: number;
+  let error: string;
+  if (endpoint === "messages") {
+    events = messageStreamEvents(reply);
+    closing = 2; // message_delta, message_stop
+    error = ANTHROPIC_STREAM_ERROR;
+  } else if (endpoint === "responses") {
+    events = responseStreamEvents(reply);
+    closing = 1; // response.completed
+    error = responseStreamError(events.length);
+  } else {
+    events = streamEvents(reply, endpoint === "chat.completions" ? "chat" : "text", includeUsage);
+    closing = includeUsage && reply.usage ? 3 : 2; // the finish chunk, usage, [DONE]
+    error = `data: ${JSON.stringify(statusErrorBody(500))}\n\n`;
+  }
+  if (fault.mode !== "cut") return events;
+  const keep = Math.min(events.length - closing, Math.max(1, Math.round(events.length * fault.at)));
+  const kept = events.slice(0, keep);
+  if (fault.how === "error") kept.push(error);
+  return kept;
+}
+
+function streamReply(a: AnswerContext, events: string[]): void {
+  const { res, line } = a;
   res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-cache" });
   if (line.streamChunkDelayMs <= 0) {
     res.end(events.join(""));
@@ -224,7 +246,34 @@ function streamReply(
       return;
     }
     res.write(event);
-    ctx.timers.after(line.streamChunkDelayMs, writeNext);
+    a.ctx.timers.after(line.streamChunkDelayMs, writeNext);
   };
   writeNext();
+}
+
+function anthropicVersionProblem(header: string | string[] | undefined, body: Record<string, unknown>): string | null {
+  const version = Array.isArray(header) ? header[0] : header;
+  if (version === undefined || version === "") return "anthropic-version: header is required";
+  if (!ANTHROPIC_VERSIONS.has(version)) return `anthropic-version: unknown version ${JSON.stringify(version)}`;
+  const refused = version === "2026-10-21" ? REFUSED_IN_2026.find((f) => body[f] !== undefined) : undefined;
+  return refused === undefined ? null : `${refused}: Extra inputs are not permitted`;
+}
+
+function headerPairs(raw: string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) pairs.push([raw[i] as string, raw[i + 1] as string]);
+  return pairs;
+}
+
+/** OpenAI: `Authorization: Bearer`. Anthropic: `x-api-key`, or the bearer token its 1.x SDKs send. */
+function credentialMatches(dialect: Dialect, req: IncomingMessage, apiKey: string): boolean {
+  const auth = req.headers.authorization;
+  const bearer = auth?.startsWith("Bearer ") ? auth.slice("Bearer ".length) : null;
+  const xApiKey = req.headers["x-api-key"];
+  const given = dialect === "anthropic" && typeof xApiKey === "string" && xApiKey !== "" ? xApiKey : bearer;
+  if (given === null) return false;
+  // Hash both sides so lengths match and the comparison runs in constant time.
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(apiKey).digest();
+  return timingSafeEqual(a, b);
 }

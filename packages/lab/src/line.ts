@@ -8,8 +8,28 @@ import { type FaultSetting, type LabMode, type ModeRequest, type ModeSetting, pa
 import { hexFrom, rngFor, seedToNumber } from "./prng";
 import { cacheKey, type PromptView, recognise } from "./prompt";
 
-export const ENDPOINTS = ["chat.completions", "completions", "embeddings", "models"] as const;
+export const ENDPOINTS = [
+  "chat.completions",
+  "completions",
+  "embeddings",
+  "models",
+  "responses",
+  "messages",
+  "messages.count_tokens",
+] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
+
+/** A request as the line received it (the lab keeps the last few per line, for tests of what was sent). */
+export interface RecordedRequest {
+  method: string;
+  /** After `/v1`. */
+  path: string;
+  /** Raw header pairs, as sent (name case kept). */
+  headers: [string, string][];
+  body: string;
+}
+
+const RECORDED = 32;
 
 export interface LineOptions {
   /** Letters, digits, `.`, `_`, `-`; it is a path segment of the line's base URL. */
@@ -56,9 +76,12 @@ export interface Reply {
   created: number;
   model: string;
   content: string;
-  finishReason: "stop";
+  /** `length`: the answer stopped at the token limit (the `cut` mode's non-streamed answer). */
+  finishReason: "stop" | "length";
   /** null when `drop-fields` removed it. */
   usage: Usage | null;
+  /** The model called this tool (with `{}` as its input) instead of answering in text. */
+  toolCall?: { id: string; name: string };
 }
 
 export type Plan =
@@ -69,6 +92,16 @@ export type Plan =
   | { action: "answer"; delayMs: number; fault: FaultSetting };
 
 const LINE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
+/** Answer ids as each API shapes them. */
+const ID_PREFIX: Record<Endpoint, string> = {
+  "chat.completions": "chatcmpl-",
+  completions: "cmpl-",
+  embeddings: "emb-",
+  models: "model-",
+  responses: "resp_",
+  messages: "msg_",
+  "messages.count_tokens": "count_",
+};
 const CACHE_LIMIT = 64;
 
 export class LabError extends Error {
@@ -95,6 +128,7 @@ export class VirtualLine {
   private sinceModeSet = 0;
   /** The last reply per prompt (what `stale` replays) and the content composed before any fault. */
   private readonly cache = new Map<string, { reply: Reply; composed: string }>();
+  private readonly recorded: RecordedRequest[] = [];
   private readonly counters = {
     requests: 0,
     byEndpoint: Object.fromEntries(ENDPOINTS.map((e) => [e, 0])) as Record<Endpoint, number>,
@@ -139,6 +173,16 @@ export class VirtualLine {
     this.counters.requests += 1;
     this.counters.byEndpoint[endpoint] += 1;
     return this.seq++;
+  }
+
+  record(request: RecordedRequest): void {
+    this.recorded.push(request);
+    if (this.recorded.length > RECORDED) this.recorded.shift();
+  }
+
+  /** The last requests received, oldest first. */
+  requests(): RecordedRequest[] {
+    return this.recorded.map((r) => ({ ...r, headers: r.headers.map(([k, v]) => [k, v] as [string, string]) }));
   }
 
   answered(status: number): void {
@@ -209,10 +253,11 @@ export class VirtualLine {
       const json = dropJsonFields(answer.json, fault.fields, rngFor(this.seed, seq, "fault"));
       answer = { content: JSON.stringify(json), json };
     }
+    if (view.toolName) answer = { content: "", json: null };
     const promptTokens = Math.ceil(view.promptChars / 4);
-    const completionTokens = Math.ceil(answer.content.length / 4);
+    const completionTokens = view.toolName ? 12 : Math.ceil(answer.content.length / 4);
     const reply: Reply = {
-      id: `${endpoint === "completions" ? "cmpl" : "chatcmpl"}-${hexFrom(rngFor(this.seed, seq, "id"), 24)}`,
+      id: `${ID_PREFIX[endpoint]}${hexFrom(rngFor(this.seed, seq, "id"), 24)}`,
       created: Math.floor(now / 1000),
       model,
       content: answer.content,
@@ -221,6 +266,7 @@ export class VirtualLine {
         fault.mode === "drop-fields"
           ? null
           : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      ...(view.toolName ? { toolCall: { id: hexFrom(rngFor(this.seed, seq, "tool"), 24), name: view.toolName } } : {}),
     };
     this.remember(key, { reply, composed });
     return reply;

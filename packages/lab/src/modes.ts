@@ -13,6 +13,7 @@ export const LAB_MODES = [
   "rate-limit",
   "hang",
   "long-prompt",
+  "cut",
   "flaky",
 ] as const;
 export type LabMode = (typeof LAB_MODES)[number];
@@ -46,13 +47,21 @@ export interface ModeParamsMap {
    * (an error object in a 200, like a free line whose quota ran out): what only live traffic sees.
    */
   "long-prompt": { minPromptChars?: number; answer?: "empty" | "masked-error" };
+  /**
+   * Answers end early, still 200. A stream stops after `at` (default 0.5) of its events without the
+   * protocol's last one (`[DONE]`, `message_stop`, `response.completed`), or with an in-band error
+   * event there when `how` is `error` (Anthropic's `overloaded_error`); a non-streamed answer keeps its
+   * first few tokens and says it hit the token limit (`length`, `max_tokens`, `incomplete`).
+   */
+  cut: { at?: number; how?: "end" | "error" };
   /** Alternates ok and `fault` (default `errors`); the fault's own parameters sit alongside. */
   flaky: { fault?: FaultMode } & ModeParamsMap["truncate"] &
     ModeParamsMap["drop-fields"] &
     ModeParamsMap["slow"] &
     ModeParamsMap["errors"] &
     ModeParamsMap["rate-limit"] &
-    ModeParamsMap["long-prompt"];
+    ModeParamsMap["long-prompt"] &
+    ModeParamsMap["cut"];
 }
 export type ModeParams<M extends LabMode> = ModeParamsMap[M];
 /** `{ mode, ...params }`: the body of `POST /__lab/lines/<name>/mode`. */
@@ -69,7 +78,8 @@ export type FaultSetting =
   | { mode: "errors"; status: number; rate: number }
   | { mode: "rate-limit"; retryAfterSec: number; rate: number }
   | { mode: "hang" }
-  | { mode: "long-prompt"; minPromptChars: number; answer: "empty" | "masked-error" };
+  | { mode: "long-prompt"; minPromptChars: number; answer: "empty" | "masked-error" }
+  | { mode: "cut"; at: number; how: "end" | "error" };
 export type ModeSetting = FaultSetting | { mode: "flaky"; fault: FaultSetting };
 
 export const DEFAULTS = {
@@ -81,6 +91,8 @@ export const DEFAULTS = {
   fault: "errors" as FaultMode,
   minPromptChars: 400,
   answer: "empty" as "empty" | "masked-error",
+  at: 0.5,
+  how: "end" as "end" | "error",
 } as const;
 
 const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
@@ -94,6 +106,7 @@ const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
   "rate-limit": ["retryAfterSec", "rate"],
   hang: [],
   "long-prompt": ["minPromptChars", "answer"],
+  cut: ["at", "how"],
 };
 
 export function isLabMode(value: unknown): value is LabMode {
@@ -170,6 +183,13 @@ function parseFault(mode: FaultMode, body: Record<string, unknown>): Result<Faul
         return { ok: false, error: `answer must be empty or masked-error; got ${JSON.stringify(answer)}` };
       }
       return { ok: true, value: { mode, minPromptChars: minPromptChars.value, answer } };
+    }
+    case "cut": {
+      const at = numberParam(body, "at", DEFAULTS.at, 0, 1, false);
+      if (!at.ok) return at;
+      const how = body.how ?? DEFAULTS.how;
+      if (how !== "end" && how !== "error") return { ok: false, error: `how must be end or error; got ${JSON.stringify(how)}` };
+      return { ok: true, value: { mode, at: at.value, how } };
     }
     case "rate-limit": {
       const retryAfterSec = numberParam(body, "retryAfterSec", DEFAULTS.retryAfterSec, 0, 86_400, true);

@@ -27,14 +27,25 @@ export function chatCompletionBody(reply: Reply): Record<string, unknown> {
     choices: [
       {
         index: 0,
-        message: { role: "assistant", content: reply.content, refusal: null },
+        message: reply.toolCall
+          ? { role: "assistant", content: null, refusal: null, tool_calls: [toolCallOf(reply.toolCall, "{}")] }
+          : { role: "assistant", content: reply.content, refusal: null },
         logprobs: null,
-        finish_reason: reply.finishReason,
+        finish_reason: reply.toolCall ? "tool_calls" : reply.finishReason,
       },
     ],
   };
   if (reply.usage) body.usage = reply.usage;
   return body;
+}
+
+function toolCallOf(call: { id: string; name: string }, args: string, index?: number): Record<string, unknown> {
+  return {
+    ...(index === undefined ? {} : { index }),
+    id: `call_${call.id}`,
+    type: "function",
+    function: { name: call.name, arguments: args },
+  };
 }
 
 export function textCompletionBody(reply: Reply): Record<string, unknown> {
@@ -83,7 +94,20 @@ export function streamEvents(reply: Reply, kind: "chat" | "text", includeUsage: 
   const events: string[] = [];
   if (kind === "chat") events.push(sse({ ...head, choices: [choice("", true, null)] }));
   for (const piece of splitContent(reply.content)) events.push(sse({ ...head, choices: [choice(piece, false, null)] }));
-  events.push(sse({ ...head, choices: [choice(null, false, reply.finishReason)] }));
+  if (kind === "chat" && reply.toolCall) {
+    const delta = (args: string, first: boolean) => ({
+      index: 0,
+      delta: {
+        tool_calls: [
+          first ? toolCallOf(reply.toolCall as { id: string; name: string }, args, 0) : { index: 0, function: { arguments: args } },
+        ],
+      },
+      logprobs: null,
+      finish_reason: null,
+    });
+    events.push(sse({ ...head, choices: [delta("", true)] }), sse({ ...head, choices: [delta("{}", false)] }));
+  }
+  events.push(sse({ ...head, choices: [choice(null, false, reply.toolCall ? "tool_calls" : reply.finishReason)] }));
   if (includeUsage && reply.usage) events.push(sse({ ...head, choices: [], usage: reply.usage }));
   events.push("data: [DONE]\n\n");
   return events;

@@ -12,6 +12,21 @@ export interface PromptView {
   nonce: string | null;
   /** `response_format: {type: "json_object"}` was asked for. */
   jsonFormat: boolean;
+  /** A tool of the request that the last user message names: the model calls it instead of answering. */
+  toolName?: string | null;
+}
+
+/** The name of a tool (chat, Responses or Anthropic shape) that `user` mentions, if any. */
+export function toolNamed(tools: unknown, user: string): string | null {
+  if (!Array.isArray(tools)) return null;
+  const text = user.toLowerCase();
+  for (const tool of tools) {
+    if (typeof tool !== "object" || tool === null) continue;
+    const t = tool as { name?: unknown; function?: { name?: unknown } };
+    const name = typeof t.name === "string" ? t.name : typeof t.function?.name === "string" ? t.function.name : null;
+    if (name !== null && name !== "" && text.includes(name.toLowerCase())) return name;
+  }
+  return null;
 }
 
 export type JsonValueKind =
@@ -63,6 +78,25 @@ export function viewChat(messages: readonly unknown[], responseFormat: unknown):
   const jsonFormat =
     typeof responseFormat === "object" && responseFormat !== null && (responseFormat as { type?: unknown }).type === "json_object";
   return { system, user, promptChars, nonce: findNonce(user), jsonFormat };
+}
+
+/** Anthropic Messages: `system` (a string or text blocks) sits beside the messages. */
+export function viewAnthropic(system: unknown, messages: readonly unknown[]): PromptView {
+  const view = viewChat(messages, null);
+  const top = messageText(system);
+  if (top === "") return view;
+  return { ...view, system: view.system ? `${top}\n${view.system}` : top, promptChars: view.promptChars + top.length };
+}
+
+/** OpenAI Responses: `instructions` is the system prompt; `input` a string or message items; JSON via `text.format`. */
+export function viewResponses(instructions: unknown, input: string | readonly unknown[], text: unknown): PromptView {
+  const messages = typeof input === "string" ? [{ role: "user", content: input }] : input;
+  const format = typeof text === "object" && text !== null ? (text as { format?: { type?: unknown } }).format : undefined;
+  const jsonFormat = format?.type === "json_object" || format?.type === "json_schema";
+  const view = viewChat(messages, jsonFormat ? { type: "json_object" } : null);
+  const top = typeof instructions === "string" ? instructions : "";
+  if (top === "") return view;
+  return { ...view, system: view.system ? `${top}\n${view.system}` : top, promptChars: view.promptChars + top.length };
 }
 
 export function viewCompletion(prompt: string): PromptView {

@@ -1,20 +1,18 @@
+// The router-client: every route's table kept current (route-poller.ts), the route list discovered
+// when none is configured (route-discovery.ts), the last good tables on disk (cache-writer.ts), and a
+// weighted pick per request (snapshot.ts). A control-plane outage never takes a table away.
 import { setTimeout as delay } from "node:timers/promises";
-import { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff";
-import { parseTable } from "./parse-table";
-import { loadTables, type SavedTable, saveTables } from "./table-file";
-import type { Rng, RouteTable, TableLine, TableMode } from "./types";
-import { createWeightedPicker, type PickOptions, type WeightedPicker } from "./weighted-picker";
+import { type BackoffPolicy, DEFAULT_BACKOFF } from "./backoff";
+import { CacheWriter } from "./cache-writer";
+import { errorText, jsonLineLogger, type Logger } from "./logger";
+import { RouteDiscovery } from "./route-discovery";
+import { type PollContext, RoutePoller, type TableSource } from "./route-poller";
+import type { TableSnapshot } from "./snapshot";
+import { loadTables, type SavedTable } from "./table-file";
+import type { Rng, TableLine, TableMode } from "./types";
+import type { PickOptions } from "./weighted-picker";
 
-/** One route's table at one version, with its picker built once. */
-export interface TableSnapshot {
-  readonly route: string;
-  readonly version: number;
-  readonly mode: TableMode;
-  readonly table: RouteTable;
-  readonly picker: WeightedPicker<TableLine>;
-}
-
-export type TableSource = "control-plane" | "file";
+export type { TableSource } from "./route-poller";
 
 export interface RouteStatus {
   route: string;
@@ -27,12 +25,6 @@ export interface RouteStatus {
   lastPullAt: number | null;
   lastError: string | null;
   consecutiveFailures: number;
-}
-
-export interface Logger {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
 }
 
 export interface RouterClientOptions {
@@ -65,11 +57,16 @@ export interface RouterClientOptions {
   onTableChange?: ((route: string, snapshot: TableSnapshot | null, source: TableSource) => void) | undefined;
 }
 
+/** A pick, optionally among the lines of one protocol only (docs/router.md). */
+export interface ClientPickOptions extends PickOptions {
+  protocol?: string | undefined;
+}
+
 export interface RouterClient {
   /** Loads the cache file, then starts pulling; resolves once every route had a first answer (or `startTimeoutMs`). */
   start(): Promise<void>;
-  /** A line of `route` by weight (or by affinity key); null when the route has no table or no line with weight. */
-  pick(route: string, options?: PickOptions): TableLine | null;
+  /** A line of `route` by weight (or by affinity key); null when the route has no table or no line with weight (of that protocol). */
+  pick(route: string, options?: ClientPickOptions): TableLine | null;
   snapshot(route: string): TableSnapshot | undefined;
   /** Routes this client serves: the configured ones (less those the control plane says don't exist) or the discovered ones. */
   routes(): string[];
@@ -87,14 +84,6 @@ export interface RouterClient {
   close(): Promise<void>;
 }
 
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
-
-export const jsonLineLogger: Logger = {
-  info: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: "info", msg, ...fields })}\n`),
-  warn: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: "warn", msg, ...fields })}\n`),
-  error: (msg, fields) => process.stderr.write(`${JSON.stringify({ level: "error", msg, ...fields })}\n`),
-};
-
 const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
   if (signal.aborted) return;
   await delay(ms, undefined, { signal }).catch((e: unknown) => {
@@ -102,380 +91,175 @@ const defaultSleep = async (ms: number, signal: AbortSignal): Promise<void> => {
   });
 };
 
-export function buildSnapshot(table: RouteTable): TableSnapshot {
+function pollContext(options: RouterClientOptions, cache: CacheWriter, logger: Logger, now: () => number): PollContext {
   return {
-    route: table.route,
-    version: table.version,
-    mode: table.mode,
-    table,
-    picker: createWeightedPicker(table.lines),
+    base: options.controlPlaneUrl.replace(/\/+$/, ""),
+    token: options.token,
+    fetch: options.fetch ?? globalThis.fetch,
+    waitSec: Math.max(1, Math.min(60, Math.floor(options.waitSec ?? 30))),
+    requestTimeoutMs: options.requestTimeoutMs ?? 10_000,
+    minPollIntervalMs: options.minPollIntervalMs ?? 1000,
+    backoff: { ...DEFAULT_BACKOFF, ...options.backoff },
+    rng: options.rng ?? Math.random,
+    now,
+    sleep: options.sleep ?? defaultSleep,
+    logger,
+    cache,
+    onTableChange: options.onTableChange,
   };
 }
-
-interface RouteState {
-  route: string;
-  snapshot: TableSnapshot | null;
-  source: TableSource | null;
-  lastPullAt: number | null;
-  lastError: string | null;
-  failures: number;
-  /** false once the control plane answered 404 for it. */
-  exists: boolean;
-  abort: AbortController;
-  loop: Promise<void> | null;
-  firstAttempt: Promise<void>;
-  settleFirstAttempt: () => void;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const errorText = (e: unknown): string => {
-  if (!(e instanceof Error)) return String(e);
-  const cause = (e as { cause?: unknown }).cause;
-  return cause instanceof Error ? `${e.message}: ${cause.message}` : e.message;
-};
 
 export function createRouterClient(options: RouterClientOptions): RouterClient {
-  const base = options.controlPlaneUrl.replace(/\/+$/, "");
-  const fixedRoutes = options.routes?.filter((r) => r !== "") ?? [];
-  const discovery = fixedRoutes.length === 0;
-  const waitSec = Math.max(1, Math.min(60, Math.floor(options.waitSec ?? 30)));
-  const requestTimeoutMs = options.requestTimeoutMs ?? 10_000;
-  const minPollIntervalMs = options.minPollIntervalMs ?? 1000;
-  const discoveryIntervalMs = options.discoveryIntervalMs ?? 30_000;
-  const startTimeoutMs = options.startTimeoutMs ?? 5000;
-  const backoff: BackoffPolicy = { ...DEFAULT_BACKOFF, ...options.backoff };
-  const rng = options.rng ?? Math.random;
-  const now = options.now ?? Date.now;
-  const doFetch = options.fetch ?? globalThis.fetch;
-  const sleep = options.sleep ?? defaultSleep;
-  const logger = options.logger ?? jsonLineLogger;
-  const cacheFile = options.cacheFile ?? null;
+  return new PollingRouterClient(options);
+}
 
-  const closing = new AbortController();
-  const states = new Map<string, RouteState>();
-  let started = false;
-  let discoveryLoop: Promise<void> | null = null;
-  let discoveryFailures = 0;
-  let listed = !discovery;
+class PollingRouterClient implements RouterClient {
+  private readonly fixedRoutes: string[];
+  private readonly logger: Logger;
+  private readonly cacheFile: string | null;
+  private readonly closing = new AbortController();
+  private readonly pollers = new Map<string, RoutePoller>();
+  private readonly cache: CacheWriter;
+  private readonly ctx: PollContext;
+  private readonly discovery: RouteDiscovery | null;
+  private discoveryLoop: Promise<void> | null = null;
+  private started = false;
+  private listedFromFile = false;
 
-  // ---- persistence: one write at a time, the latest state wins --------------------------
-  let saveDirty = false;
-  let saving: Promise<void> | null = null;
-  let lastSavedAt = 0;
-  const runSaves = async (): Promise<void> => {
-    while (saveDirty && cacheFile !== null) {
-      saveDirty = false;
-      const entries: [string, SavedTable][] = [];
-      for (const s of states.values()) {
-        if (s.snapshot !== null) entries.push([s.route, { table: s.snapshot.table, pulledAt: s.lastPullAt }]);
-      }
-      lastSavedAt = now();
-      try {
-        await saveTables(cacheFile, entries, lastSavedAt);
-      } catch (e) {
-        logger.error("router-client: could not write the table cache file", { file: cacheFile, error: errorText(e) });
-      }
-    }
-    saving = null;
-  };
-  const scheduleSave = (): void => {
-    if (cacheFile === null) return;
-    saveDirty = true;
-    saving ??= runSaves();
-  };
-
-  // ---- route state -------------------------------------------------------------------
-  const newState = (route: string): RouteState => {
-    let settle = (): void => {};
-    const firstAttempt = new Promise<void>((resolve) => {
-      settle = resolve;
-    });
-    return {
-      route,
-      snapshot: null,
-      source: null,
-      lastPullAt: null,
-      lastError: null,
-      failures: 0,
-      exists: true,
-      abort: new AbortController(),
-      loop: null,
-      firstAttempt,
-      settleFirstAttempt: settle,
+  constructor(private readonly options: RouterClientOptions) {
+    this.fixedRoutes = options.routes?.filter((r) => r !== "") ?? [];
+    const now = options.now ?? Date.now;
+    this.logger = options.logger ?? jsonLineLogger;
+    this.cacheFile = options.cacheFile ?? null;
+    this.cache = new CacheWriter(this.cacheFile, () => this.savedTables(), now, this.logger);
+    this.ctx = pollContext(options, this.cache, this.logger, now);
+    const host = {
+      addRoute: (r: string) => this.addRoute(r),
+      removeRoute: (r: string) => this.removeRoute(r),
+      knownRoutes: () => [...this.pollers.keys()],
     };
-  };
+    this.discovery =
+      this.fixedRoutes.length === 0 ? new RouteDiscovery(this.ctx, host, options.discoveryIntervalMs ?? 30_000, this.closing.signal) : null;
+  }
 
-  const setTable = (s: RouteState, table: RouteTable | null, source: TableSource): void => {
-    if (table === null) {
-      if (s.snapshot === null) return;
-      s.snapshot = null;
-      s.source = null;
-      options.onTableChange?.(s.route, null, source);
-      scheduleSave();
-      return;
+  private savedTables(): [string, SavedTable][] {
+    return [...this.pollers.values()].flatMap((p) =>
+      p.snapshot === null ? [] : [[p.route, { table: p.snapshot.table, pulledAt: p.lastPullAt }]],
+    );
+  }
+
+  private addRoute(route: string): RoutePoller {
+    let p = this.pollers.get(route);
+    if (p === undefined) {
+      p = new RoutePoller(route, this.ctx);
+      this.pollers.set(route, p);
     }
-    s.source = source;
-    if (s.snapshot !== null && s.snapshot.version === table.version) return;
-    s.snapshot = buildSnapshot(table);
-    options.onTableChange?.(s.route, s.snapshot, source);
-    if (source === "control-plane") scheduleSave();
-  };
+    if (this.started) p.start();
+    return p;
+  }
 
-  const headers = (snapshot: TableSnapshot | null): Record<string, string> => {
-    const h: Record<string, string> = { accept: "application/json" };
-    if (options.token) h.authorization = `Bearer ${options.token}`;
-    if (snapshot !== null) h["if-none-match"] = `"${snapshot.version}"`;
-    return h;
-  };
+  private async removeRoute(route: string): Promise<void> {
+    const p = this.pollers.get(route);
+    if (p === undefined) return;
+    this.pollers.delete(route);
+    p.abort.abort();
+    if (p.snapshot !== null) {
+      p.snapshot = null;
+      this.options.onTableChange?.(route, null, "control-plane");
+    }
+    await p.loop;
+    this.cache.schedule();
+  }
 
-  const requestSignal = (s: AbortSignal, ms: number): AbortSignal => AbortSignal.any([s, AbortSignal.timeout(ms)]);
-
-  /** One pull of one route. Returns how long to pause before the next. */
-  const pullOnce = async (s: RouteState, wait: number): Promise<number> => {
-    const started = now();
-    const url = `${base}/v1/tables/${encodeURIComponent(s.route)}${wait > 0 ? `?waitSec=${wait}` : ""}`;
+  /** The cache file's tables first: a router that starts while the control plane is down still serves. */
+  private async loadCacheFile(file: string): Promise<void> {
     try {
-      const res = await doFetch(url, {
-        headers: headers(s.snapshot),
-        signal: requestSignal(s.abort.signal, wait * 1000 + requestTimeoutMs),
+      const loaded = await loadTables(file);
+      if (loaded === null) return;
+      for (const [route, entry] of loaded.tables) {
+        if (this.discovery === null && !this.fixedRoutes.includes(route)) continue;
+        const p = this.addRoute(route);
+        p.lastPullAt = entry.pulledAt;
+        p.setTable(entry.table, "file");
+        this.listedFromFile = true;
+      }
+      this.logger.info("router-client: loaded tables from the cache file", {
+        file,
+        savedAt: loaded.savedAt,
+        routes: [...loaded.tables.keys()],
+        rejected: loaded.rejected,
       });
-      if (res.status === 304) {
-        await res.body?.cancel();
-        s.failures = 0;
-        s.lastError = null;
-        s.exists = true;
-        s.lastPullAt = now();
-        if (s.source !== "control-plane" && s.snapshot !== null) s.source = "control-plane";
-        if (s.lastPullAt - lastSavedAt > 60_000) scheduleSave();
-        return Math.max(0, minPollIntervalMs - (now() - started));
-      }
-      if (res.status === 404) {
-        await res.body?.cancel();
-        if (s.exists) logger.warn("router-client: the control plane has no such route", { route: s.route });
-        s.exists = false;
-        setTable(s, null, "control-plane");
-        throw new HttpError(404, "route not found at the control plane");
-      }
-      if (res.status !== 200) {
-        const text = await res.text().catch(() => "");
-        throw new HttpError(res.status, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-      }
-      const parsed = parseTable(await res.json());
-      if (!parsed.ok) throw new Error(`invalid table: ${parsed.error}`);
-      if (parsed.value.route !== s.route) throw new Error(`invalid table: route ${parsed.value.route} ≠ ${s.route}`);
-      const unchanged = s.snapshot?.version === parsed.value.version;
-      s.failures = 0;
-      s.lastError = null;
-      s.exists = true;
-      s.lastPullAt = now();
-      setTable(s, parsed.value, "control-plane");
-      return unchanged ? Math.max(0, minPollIntervalMs - (now() - started)) : 0;
     } catch (e) {
-      if (s.abort.signal.aborted) return 0;
-      s.failures += 1;
-      s.lastError = errorText(e);
-      const pause = backoffDelay(backoff, s.failures, rng);
-      const log = s.failures === 1 || s.failures % 10 === 0 ? logger.warn : logger.info;
-      log("router-client: table pull failed; keeping the last good table", {
-        route: s.route,
-        version: s.snapshot?.version ?? null,
-        failures: s.failures,
-        retryInMs: Math.round(pause),
-        error: s.lastError,
-      });
-      return pause;
+      this.logger.error("router-client: could not read the table cache file; starting without it", { file, error: errorText(e) });
     }
-  };
+  }
 
-  const runLoop = async (s: RouteState): Promise<void> => {
-    // The first pull does not hold, so start() learns quickly whether the control plane answers.
-    let wait = 0;
-    while (!s.abort.signal.aborted) {
-      const pause = await pullOnce(s, wait);
-      s.settleFirstAttempt();
-      wait = waitSec;
-      if (pause > 0) await sleep(pause, s.abort.signal);
-    }
-  };
+  async start(): Promise<void> {
+    if (this.started) throw new Error("router-client: start() called twice");
+    if (this.cacheFile !== null) await this.loadCacheFile(this.cacheFile);
+    for (const route of this.fixedRoutes) this.addRoute(route);
+    this.started = true;
+    if (this.discovery !== null) await this.discovery.discoverOnce();
+    for (const p of this.pollers.values()) p.start();
+    if (this.discovery !== null) this.discoveryLoop = this.discovery.run();
+    const timeout = new AbortController();
+    await Promise.race([
+      Promise.all([...this.pollers.values()].map((p) => p.firstAttempt)),
+      defaultSleep(this.options.startTimeoutMs ?? 5000, AbortSignal.any([timeout.signal, this.closing.signal])),
+    ]);
+    timeout.abort();
+  }
 
-  const addRoute = (route: string): RouteState => {
-    let s = states.get(route);
-    if (s === undefined) {
-      s = newState(route);
-      states.set(route, s);
-    }
-    if (started && s.loop === null) s.loop = runLoop(s);
-    return s;
-  };
+  pick(route: string, pickOptions?: ClientPickOptions): TableLine | null {
+    const snap = this.pollers.get(route)?.snapshot;
+    if (!snap) return null;
+    const picker = pickOptions?.protocol === undefined ? snap.picker : snap.pickerFor(pickOptions.protocol);
+    return picker === null ? null : picker.pick(this.ctx.rng, pickOptions);
+  }
 
-  const removeRoute = async (route: string): Promise<void> => {
-    const s = states.get(route);
-    if (s === undefined) return;
-    states.delete(route);
-    s.abort.abort();
-    if (s.snapshot !== null) {
-      s.snapshot = null;
-      options.onTableChange?.(route, null, "control-plane");
-    }
-    await s.loop;
-    scheduleSave();
-  };
+  snapshot(route: string): TableSnapshot | undefined {
+    return this.pollers.get(route)?.snapshot ?? undefined;
+  }
 
-  // ---- discovery (no configured routes) ------------------------------------------------
-  const discoverOnce = async (): Promise<boolean> => {
-    try {
-      const res = await doFetch(`${base}/v1/tables`, {
-        headers: headers(null),
-        signal: requestSignal(closing.signal, requestTimeoutMs),
-      });
-      if (res.status !== 200) {
-        const text = await res.text().catch(() => "");
-        throw new HttpError(res.status, `HTTP ${res.status}: ${text.slice(0, 200)}`);
-      }
-      const body = (await res.json()) as { tables?: unknown };
-      if (!Array.isArray(body.tables)) throw new Error("invalid table list: tables is not an array");
-      const seen = new Set<string>();
-      for (const t of body.tables) {
-        const parsed = parseTable(t);
-        if (!parsed.ok) {
-          logger.warn("router-client: skipping an invalid table in the list", { error: parsed.error });
-          continue;
-        }
-        const table = parsed.value;
-        seen.add(table.route);
-        const s = addRoute(table.route);
-        // The per-route long-poll is authoritative; the list only fills in or moves forward.
-        if (s.snapshot === null || table.version > s.snapshot.version) {
-          s.lastPullAt = now();
-          setTable(s, table, "control-plane");
-        }
-      }
-      for (const route of [...states.keys()]) if (!seen.has(route)) await removeRoute(route);
-      discoveryFailures = 0;
-      listed = true;
-      return true;
-    } catch (e) {
-      if (closing.signal.aborted) return false;
-      discoveryFailures += 1;
-      const log = discoveryFailures === 1 || discoveryFailures % 10 === 0 ? logger.warn : logger.info;
-      log("router-client: listing tables failed; keeping the known routes", {
-        failures: discoveryFailures,
-        error: errorText(e),
-      });
-      return false;
-    }
-  };
+  routes(): string[] {
+    return [...this.pollers.values()].filter((p) => p.exists).map((p) => p.route);
+  }
 
-  const runDiscovery = async (): Promise<void> => {
-    while (!closing.signal.aborted) {
-      const pause = discoveryFailures > 0 ? backoffDelay(backoff, discoveryFailures, rng) : discoveryIntervalMs;
-      await sleep(Math.min(pause, discoveryIntervalMs), closing.signal);
-      if (closing.signal.aborted) break;
-      await discoverOnce();
-    }
-  };
+  version(route: string): number | null {
+    return this.pollers.get(route)?.snapshot?.version ?? null;
+  }
 
-  // ---- public ----------------------------------------------------------------------
-  return {
-    async start() {
-      if (started) throw new Error("router-client: start() called twice");
-      if (cacheFile !== null) {
-        try {
-          const loaded = await loadTables(cacheFile);
-          if (loaded !== null) {
-            for (const [route, saved] of loaded.tables) {
-              if (!discovery && !fixedRoutes.includes(route)) continue;
-              const s = addRoute(route);
-              s.lastPullAt = saved.pulledAt;
-              setTable(s, saved.table, "file");
-              listed = true;
-            }
-            logger.info("router-client: loaded tables from the cache file", {
-              file: cacheFile,
-              savedAt: loaded.savedAt,
-              routes: [...loaded.tables.keys()],
-              rejected: loaded.rejected,
-            });
-          }
-        } catch (e) {
-          logger.error("router-client: could not read the table cache file; starting without it", {
-            file: cacheFile,
-            error: errorText(e),
-          });
-        }
-      }
-      for (const route of fixedRoutes) addRoute(route);
-      started = true;
-      if (discovery) await discoverOnce();
-      for (const s of states.values()) addRoute(s.route);
-      if (discovery) discoveryLoop = runDiscovery();
-      const timeout = new AbortController();
-      await Promise.race([
-        Promise.all([...states.values()].map((s) => s.firstAttempt)),
-        defaultSleep(startTimeoutMs, AbortSignal.any([timeout.signal, closing.signal])),
-      ]);
-      timeout.abort();
-    },
+  lastPullAt(route: string): number | null {
+    return this.pollers.get(route)?.lastPullAt ?? null;
+  }
 
-    pick(route, pickOptions) {
-      const snap = states.get(route)?.snapshot;
-      return snap ? snap.picker.pick(rng, pickOptions) : null;
-    },
+  ready(): boolean {
+    for (const p of this.pollers.values()) if (p.exists && p.snapshot === null) return false;
+    return this.pollers.size > 0;
+  }
 
-    snapshot(route) {
-      return states.get(route)?.snapshot ?? undefined;
-    },
+  routesKnown(): boolean {
+    return this.discovery === null || this.discovery.listed || this.listedFromFile;
+  }
 
-    routes() {
-      const out: string[] = [];
-      for (const s of states.values()) if (s.exists) out.push(s.route);
-      return out;
-    },
+  status(): RouteStatus[] {
+    return [...this.pollers.values()].map((p) => ({
+      route: p.route,
+      version: p.snapshot?.version ?? null,
+      mode: p.snapshot?.mode ?? null,
+      lines: p.snapshot?.picker.items.length ?? 0,
+      source: p.source,
+      lastPullAt: p.lastPullAt,
+      lastError: p.lastError,
+      consecutiveFailures: p.failures,
+    }));
+  }
 
-    version(route) {
-      return states.get(route)?.snapshot?.version ?? null;
-    },
-
-    lastPullAt(route) {
-      return states.get(route)?.lastPullAt ?? null;
-    },
-
-    ready() {
-      for (const s of states.values()) if (s.exists && s.snapshot === null) return false;
-      return states.size > 0;
-    },
-
-    routesKnown() {
-      return listed;
-    },
-
-    status() {
-      return [...states.values()].map((s) => ({
-        route: s.route,
-        version: s.snapshot?.version ?? null,
-        mode: s.snapshot?.mode ?? null,
-        lines: s.snapshot?.picker.items.length ?? 0,
-        source: s.source,
-        lastPullAt: s.lastPullAt,
-        lastError: s.lastError,
-        consecutiveFailures: s.failures,
-      }));
-    },
-
-    async close() {
-      closing.abort();
-      for (const s of states.values()) s.abort.abort();
-      await Promise.all([...states.values()].map((s) => s.loop));
-      await discoveryLoop;
-      await saving;
-    },
-  };
+  async close(): Promise<void> {
+    this.closing.abort();
+    for (const p of this.pollers.values()) p.abort.abort();
+    await Promise.all([...this.pollers.values()].map((p) => p.loop));
+    await this.discoveryLoop;
+    await this.cache.idle();
+  }
 }

@@ -4,27 +4,29 @@ export {
   type AnswerCheckOptions,
   type AnswerKind,
   type AnswerVerdict,
+  AnthropicStreamCheck,
   checkJsonAnswer,
   outcomeOfStatus,
+  ResponsesStreamCheck,
   requestedMaxTokens,
+  type SseScan,
   StreamCheck,
+  streamCheckFor,
 } from "./answer-check";
 export { type BackoffPolicy, backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 export {
-  buildSnapshot,
+  type ClientPickOptions,
   createRouterClient,
-  jsonLineLogger,
-  type Logger,
   type RouterClient,
   type RouterClientOptions,
   type RouteStatus,
-  silentLogger,
-  type TableSnapshot,
   type TableSource,
 } from "./client";
 export { DEFAULT_EJECTOR, LineEjector, type LineEjectorOptions } from "./line-ejector";
+export { jsonLineLogger, type Logger, silentLogger } from "./logger";
 export { type ParseResult, parseTable } from "./parse-table";
 export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from "./retry-budget";
+export { buildSnapshot, type TableSnapshot } from "./snapshot";
 export { type LoadedTables, loadTables, type SavedTable, saveTables } from "./table-file";
 export type { Rng, RouteTable, TableLine, TableList, TableMode } from "./types";
 export { TABLE_MODES } from "./types";

@@ -188,7 +188,10 @@ export class UpstreamAddressError extends Error {
  * rebinding one) cannot reach what a literal address may not. Every address of the name is
  * checked, not only the one picked. Literal addresses never reach a lookup: guardConnect checks those.
  */
-export function createGuardedLookup(allowed: readonly string[], base: BaseLookup = dnsLookup as unknown as BaseLookup) {
+/** The system resolver in the `all: true` shape (dns.lookup's overload for it, without a cast). */
+const systemLookup: BaseLookup = (hostname, options, callback) => dnsLookup(hostname, options, callback);
+
+export function createGuardedLookup(allowed: readonly string[], base: BaseLookup = systemLookup) {
   const allow = compileAllowList(allowed);
   return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
     base(hostname, { ...options, all: true }, (error, addresses) => {

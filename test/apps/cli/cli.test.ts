@@ -243,7 +243,7 @@ describe("commands against a running control plane", () => {
 
     const t = await okRunJson<TableView>(["table", "chat"]);
     expect(t.lines.reduce((a, l) => a + l.weight, 0)).toBe(10_000);
-    expect(await okRun(["table", "chat"])).toMatch(/paid-a\s+paid\s+healthy\s+6000\s+60\.0%/);
+    expect(await okRun(["table", "chat"])).toMatch(/paid-a\s+paid\s+healthy\s+6000\s+60\.0%\s+openai-chat/);
     expect((await run(["table", "nope"])).code).toBe(1);
   });
 
@@ -298,6 +298,23 @@ describe("commands against a running control plane", () => {
     expect(bad.stderr).toContain("(--matches)");
     expect(await okRun(["samples", "rm", "capital"])).toContain("deleted sample capital");
     expect((await run(["samples", "rm", "capital"])).code).toBe(1);
+  });
+
+  it("samples add --prompt writes the request in the protocol's shape (Responses: input; Anthropic: messages)", async () => {
+    await okRun(["samples", "add", "r-capital", "--protocol", "openai-responses", "--prompt", "Capital of France?", "--max-tokens", "20"]);
+    await okRun(["samples", "add", "a-capital", "--protocol", "anthropic-messages", "--prompt", "Capital of France?"]);
+    const { samples } = await okRunJson<{ samples: { name: string; protocol: string; request: unknown }[] }>(["samples", "list"]);
+    expect(samples.find((s) => s.name === "r-capital")).toMatchObject({
+      protocol: "openai-responses",
+      request: { input: "Capital of France?", max_output_tokens: 20 },
+    });
+    expect(samples.find((s) => s.name === "a-capital")).toMatchObject({
+      protocol: "anthropic-messages",
+      request: { messages: [{ role: "user", content: "Capital of France?" }], max_tokens: 200 },
+    });
+    const list = await okRun(["samples", "list"]);
+    expect(list).toMatch(/r-capital\s+openai-responses/);
+    for (const name of ["r-capital", "a-capital"]) await okRun(["samples", "rm", name]);
   });
 
   it("health colours a line at weight 0 by its state, not its score (on a terminal, or FORCE_COLOR)", async () => {
@@ -501,7 +518,9 @@ describe("apply and export", () => {
     expect(await okRun(["apply", "-f", file, "--prune"])).toContain("applied 3 changes");
     expect((await lines()).map((l) => l.name)).toEqual(["free-a", "paid-a"]);
     const samples = (await api<{ samples: { name: string }[] }>("/v1/samples")).samples.map((s) => s.name);
-    expect(samples).toEqual(["capital", "json-fields", "long-explainer", "nonce-echo", "travel-minutes"]);
+    // The file's sample, and every shipped one (probes/<protocol>/*.yaml; never pruned).
+    const kinds = ["json-fields", "long-explainer", "nonce-echo", "travel-minutes"];
+    expect(samples).toEqual(["capital", ...kinds, ...kinds.map((k) => `anthropic-${k}`), ...kinds.map((k) => `responses-${k}`)].sort());
     expect((await api<{ routes: { name: string }[] }>("/v1/routes")).routes.map((r) => r.name)).toEqual(["batch", "chat"]);
     expect((await okRun(["apply", "-f", file, "--prune"])).trim()).toMatch(/^no changes/);
   });

@@ -73,8 +73,20 @@ describe("parseModeRequest", () => {
       "rate-limit",
       "hang",
       "long-prompt",
+      "cut",
       "flaky",
     ]);
+  });
+
+  it("cut: defaults, its kinds, and bad parameters named", () => {
+    expect(parseModeRequest({ mode: "cut" })).toEqual({ ok: true, value: { mode: "cut", at: 0.5, how: "end" } });
+    expect(parseModeRequest({ mode: "cut", at: 0.2, how: "error" })).toEqual({ ok: true, value: { mode: "cut", at: 0.2, how: "error" } });
+    expect(parseModeRequest({ mode: "cut", at: 2 })).toMatchObject({ ok: false, error: expect.stringMatching(/^at must be/) });
+    expect(parseModeRequest({ mode: "cut", how: "later" })).toMatchObject({ ok: false, error: expect.stringMatching(/^how must be/) });
+    expect(parseModeRequest({ mode: "flaky", fault: "cut", how: "error" })).toEqual({
+      ok: true,
+      value: { mode: "flaky", fault: { mode: "cut", at: 0.5, how: "error" } },
+    });
   });
 
   it("long-prompt: defaults, its answer kinds, and a bad answer kind named", () => {

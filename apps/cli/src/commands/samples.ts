@@ -25,10 +25,16 @@ const EXPECT_FLAGS: Record<string, string> = {
   maxLatencyMs: "--max-latency-ms",
 };
 
+/** A one-message request in the protocol's shape (Responses: `input`; the others: `messages`). */
+function promptRequest(protocol: string, prompt: string, maxTokens: number): Record<string, unknown> {
+  if (protocol === "openai-responses") return { input: prompt, max_output_tokens: maxTokens };
+  return { messages: [{ role: "user", content: prompt }], max_tokens: maxTokens };
+}
+
 /** A sample from flags: a one-message prompt and the expectations given. */
 function sampleFromFlags(name: string, v: Values): Record<string, unknown> {
   const protocol = v.protocol ?? "openai-chat";
-  if (protocol !== "openai-chat" && protocol !== "anthropic-messages")
+  if (protocol !== "openai-chat" && protocol !== "openai-responses" && protocol !== "anthropic-messages")
     throw new UsageError(`samples add: a ${protocol} sample needs -f FILE (its request body is protocol-specific)`);
   if (v.prompt === undefined) throw new UsageError("samples add: --prompt is required (or -f FILE)");
   const expect: Record<string, unknown> = {};
@@ -50,7 +56,7 @@ function sampleFromFlags(name: string, v: Values): Record<string, unknown> {
     name,
     protocol,
     routes: v.route ?? [],
-    request: { messages: [{ role: "user", content: v.prompt }], max_tokens: numberOption(v, "max-tokens", { integer: true }) ?? 200 },
+    request: promptRequest(protocol, v.prompt, numberOption(v, "max-tokens", { integer: true }) ?? 200),
     expect,
   };
   const timeoutMs = numberOption(v, "timeout-ms", { integer: true });

@@ -7,9 +7,10 @@ const share = (weight: number) => `${(weight / 100).toFixed(1)}%`;
 export function showTable(t: Table): string {
   const head = `route ${t.route}  version ${t.version}  mode ${t.mode}  published ${timestamp(t.generatedAt)}`;
   if (t.lines.length === 0) return `${head}\n(no lines: requests for this route fail)`;
+  // A route whose lines speak several protocols is a table per protocol: each protocol's shares sum to 100%.
   return `${head}\n${table(
-    ["LINE", "TIER", "STATE", "WEIGHT", "SHARE", "MODEL"],
-    t.lines.map((l) => [l.name, l.tier, l.state, l.weight, share(l.weight), l.model]),
+    ["LINE", "TIER", "STATE", "WEIGHT", "SHARE", "PROTOCOL", "MODEL"],
+    t.lines.map((l) => [l.name, l.tier, l.state, l.weight, share(l.weight), l.protocol, l.model]),
   )}`;
 }
 

@@ -1,9 +1,20 @@
 import { createHash, randomBytes } from "node:crypto";
-import { type BaselineEntry, computeBaseline, fillTemplate, getAdapter, type Line, type Sample, scoreProbe } from "@linewatch/core";
+import {
+  type BaselineEntry,
+  computeBaseline,
+  fillTemplate,
+  getAdapter,
+  type Line,
+  NONCE_LENGTH,
+  probeNonce,
+  type Sample,
+  scoreProbe,
+} from "@linewatch/core";
 import type { ProbeResultInsert } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { lineSecrets, redactOutcome } from "../secrets";
+import { clientPlatform } from "./client-platform";
 import { type HttpOutcome, sendProbe } from "./send-probe";
 import type { StallMeter } from "./stall-meter";
 
@@ -44,11 +55,12 @@ export async function sendAndScore(
 ): Promise<ProbeResultInsert> {
   const { line, sample } = job;
   const startedAt = deps.clock.now();
-  const nonce = `lw-${randomBytes(6).toString("hex")}`;
+  const nonce = probeNonce(randomBytes(NONCE_LENGTH));
   const adapter = getAdapter(line.protocol);
   const request = adapter.buildProbe(
     { baseUrl: line.baseUrl, model: line.model, headers: line.headers, apiKey: job.apiKey },
     fillTemplate(sample.request, { nonce, now: startedAt }),
+    { platform: clientPlatform },
   );
   const stalledBefore = stall?.reading() ?? 0;
   // An upstream may echo the key it was sent (a 401 body): nothing parsed, stored or shown may carry it.

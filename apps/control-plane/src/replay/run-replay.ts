@@ -81,6 +81,7 @@ function toReplayLine(l: CachedLine, snapshot: RegistrySnapshot): ReplayLine {
     adminState: l.adminState,
     maxShare: l.maxShare,
     routes: l.routes,
+    protocol: l.protocol,
     ...(Number.isFinite(interval) ? { intervalMs: interval } : {}),
   };
 }

@@ -100,9 +100,9 @@ export class RouteService {
       freeShareCap: row.freeShareCap,
       onAllDown: row.onAllDown,
       policy: row.policy ?? null,
-      lines: members.map(({ maxShare: _m, ...m }) => m),
+      lines: members.map(({ maxShare: _m, protocol: _p, ...m }) => m),
       warnings: routeWarnings(
-        members.map((m) => ({ tier: m.tier as Tier, maxShare: m.maxShare, adminState: m.adminState as AdminState })),
+        members.map((m) => ({ tier: m.tier as Tier, maxShare: m.maxShare, adminState: m.adminState as AdminState, protocol: m.protocol })),
         { freeShareCap: row.freeShareCap },
       ).map((w) => w.message),
       createdAt: row.createdAt.toISOString(),

@@ -39,6 +39,7 @@ export function computeRouteTable(
     factor: statuses[i]?.factor ?? 0,
     maxShare: l.maxShare,
     adminState: l.adminState,
+    protocol: l.protocol,
   }));
   const computed = computeTable({
     route: { name: route.name, freeShareCap: route.freeShareCap, onAllDown: route.onAllDown },

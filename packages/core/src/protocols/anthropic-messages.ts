@@ -10,32 +10,27 @@ import {
   mergeHeaders,
   parseError,
   parseJson,
+  probeBody,
   protocolError,
+  stringOrNull,
+  totalTokens,
 } from "./http";
+import { anthropicSdkHeaders } from "./sdk-headers";
 import { looksLikeSse, parseSse } from "./sse";
-import type { ParsedResponse, ProtocolAdapter } from "./types";
-
-export const ANTHROPIC_VERSION = "2023-06-01";
+import type { AnswerUsage, ParsedResponse, ProtocolAdapter } from "./types";
 
 export const anthropicMessagesAdapter: ProtocolAdapter = {
   protocol: "anthropic-messages",
 
   buildProbe(target, filledRequest, opts) {
-    const body: Record<string, unknown> = { ...filledRequest, model: target.model };
-    if (opts?.stream !== undefined) body.stream = opts.stream;
     return {
       url: joinUrl(target.baseUrl, "/messages"),
       method: "POST",
       headers: mergeHeaders(
-        {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "anthropic-version": ANTHROPIC_VERSION,
-        },
-        target.apiKey === null ? {} : { "x-api-key": target.apiKey },
+        anthropicSdkHeaders(target.apiKey, filledRequest, opts?.platform, pinnedVersion(target.headers)),
         target.headers,
       ),
-      body: JSON.stringify(body),
+      body: probeBody(target.model, filledRequest, opts?.stream),
     };
   },
 
@@ -52,15 +47,34 @@ export const anthropicMessagesAdapter: ProtocolAdapter = {
     const content = json.content
       .map((block) => (isRecord(block) && block.type === "text" && typeof block.text === "string" ? block.text : ""))
       .join("");
-    return { ok: true, content, json, tokens: tokensOf(json.usage) };
+    const usage = usageOf(json.usage);
+    return {
+      ok: true,
+      content,
+      json,
+      tokens: totalTokens(usage),
+      usage,
+      finishReason: stringOrNull(json.stop_reason),
+      id: stringOrNull(json.id),
+    };
   },
 };
 
-function tokensOf(usage: unknown): number | null {
-  if (!isRecord(usage)) return null;
-  const input = finiteOrNull(usage.input_tokens);
-  const output = finiteOrNull(usage.output_tokens);
-  return input === null && output === null ? null : (input ?? 0) + (output ?? 0);
+/** The `anthropic-version` a line's own headers set, whatever their case. */
+function pinnedVersion(headers: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === "anthropic-version") return value;
+  return undefined;
+}
+
+/**
+ * `input_tokens` counts only what was neither read from nor written to the prompt cache: the prompt
+ * is all three together, which stays the same whether a line caches or not.
+ */
+function usageOf(usage: unknown): AnswerUsage {
+  if (!isRecord(usage)) return { input: null, output: null };
+  const parts = [usage.input_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens].map(finiteOrNull);
+  const known = parts.filter((n): n is number => n !== null);
+  return { input: known.length === 0 ? null : known.reduce((a, n) => a + n, 0), output: finiteOrNull(usage.output_tokens) };
 }
 
 /** message_start … content_block_delta (text_delta) … message_delta … message_stop. */
@@ -103,5 +117,14 @@ function parseStream(bodyText: string): ParsedResponse {
     stop_reason: stopReason,
     usage,
   };
-  return { ok: true, content, json, tokens: tokensOf(usage) };
+  const counted = usageOf(usage);
+  return {
+    ok: true,
+    content,
+    json,
+    tokens: totalTokens(counted),
+    usage: counted,
+    finishReason: stringOrNull(stopReason),
+    id: stringOrNull(message.id),
+  };
 }

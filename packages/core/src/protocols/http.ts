@@ -1,5 +1,5 @@
 // Small helpers the adapters share: URLs, headers, JSON and error bodies.
-import type { ParsedResponse } from "./types";
+import type { AnswerUsage, ParsedResponse } from "./types";
 
 export function joinUrl(baseUrl: string, path: string): string {
   return baseUrl.replace(/\/+$/, "") + path;
@@ -15,6 +15,28 @@ export function mergeHeaders(...sources: Record<string, string>[]): Record<strin
     for (const [name, value] of Object.entries(source)) out[name.toLowerCase()] = value;
   }
   return out;
+}
+
+/**
+ * A probe's body as an SDK call writes it: `model` first, then the sample's request, then `stream`
+ * when asked (the SDKs' `create({ model, ...params })` order).
+ */
+export function probeBody(model: string, filledRequest: Record<string, unknown>, stream: boolean | undefined): string {
+  const body: Record<string, unknown> = { model, ...filledRequest };
+  body.model = model;
+  if (stream !== undefined) body.stream = stream;
+  return JSON.stringify(body);
+}
+
+export const NO_USAGE: AnswerUsage = Object.freeze({ input: null, output: null });
+
+/** Input and output together, or null when neither is known. */
+export function totalTokens(usage: AnswerUsage): number | null {
+  return usage.input === null && usage.output === null ? null : (usage.input ?? 0) + (usage.output ?? 0);
+}
+
+export function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" ? value : null;
 }
 
 export function is2xx(status: number): boolean {

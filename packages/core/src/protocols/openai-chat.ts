@@ -10,26 +10,23 @@ import {
   mergeHeaders,
   parseError,
   parseJson,
+  probeBody,
   protocolError,
+  stringOrNull,
 } from "./http";
+import { openAiSdkHeaders } from "./sdk-headers";
 import { looksLikeSse, parseSse } from "./sse";
-import type { ParsedResponse, ProtocolAdapter } from "./types";
+import type { AnswerUsage, ParsedResponse, ProtocolAdapter } from "./types";
 
 export const openAiChatAdapter: ProtocolAdapter = {
   protocol: "openai-chat",
 
   buildProbe(target, filledRequest, opts) {
-    const body: Record<string, unknown> = { ...filledRequest, model: target.model };
-    if (opts?.stream !== undefined) body.stream = opts.stream;
     return {
       url: joinUrl(target.baseUrl, "/chat/completions"),
       method: "POST",
-      headers: mergeHeaders(
-        { "content-type": "application/json", accept: "application/json, text/event-stream" },
-        target.apiKey === null ? {} : { authorization: `Bearer ${target.apiKey}` },
-        target.headers,
-      ),
-      body: JSON.stringify(body),
+      headers: mergeHeaders(openAiSdkHeaders(target.apiKey, opts?.platform), target.headers),
+      body: probeBody(target.model, filledRequest, opts?.stream),
     };
   },
 
@@ -50,7 +47,16 @@ function readCompletion(json: unknown): ParsedResponse {
   if (choice === null) return protocolError("no choices in the completion");
   const content = isRecord(choice.message) ? textOf(choice.message.content) : typeof choice.text === "string" ? choice.text : undefined;
   if (content === undefined) return protocolError("choices[0].message.content is not text");
-  return { ok: true, content, json, tokens: tokensOf(json.usage) };
+  const usage = usageOf(json.usage);
+  return {
+    ok: true,
+    content,
+    json,
+    tokens: tokensOf(json.usage),
+    usage,
+    finishReason: stringOrNull(choice.finish_reason),
+    id: stringOrNull(json.id),
+  };
 }
 
 /** The choice with index 0 (or the first one when upstreams leave out `index`). */
@@ -71,6 +77,15 @@ function textOf(content: unknown): string | undefined {
     return content.map((part) => (isRecord(part) && typeof part.text === "string" ? part.text : "")).join("");
   }
   return undefined;
+}
+
+/** `prompt_tokens` / `completion_tokens`; servers that speak both dialects may send `input_tokens` / `output_tokens`. */
+function usageOf(usage: unknown): AnswerUsage {
+  if (!isRecord(usage)) return { input: null, output: null };
+  return {
+    input: finiteOrNull(usage.prompt_tokens) ?? finiteOrNull(usage.input_tokens),
+    output: finiteOrNull(usage.completion_tokens) ?? finiteOrNull(usage.output_tokens),
+  };
 }
 
 function tokensOf(usage: unknown): number | null {
@@ -129,5 +144,13 @@ function parseStream(bodyText: string): ParsedResponse {
     choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finishReason }],
   };
   if (usage !== undefined) json.usage = usage;
-  return { ok: true, content, json, tokens: tokensOf(usage) };
+  return {
+    ok: true,
+    content,
+    json,
+    tokens: tokensOf(usage),
+    usage: usageOf(usage),
+    finishReason: stringOrNull(finishReason),
+    id: stringOrNull(id),
+  };
 }

@@ -1,4 +1,5 @@
 import type { Protocol } from "../types";
+import type { ClientPlatform } from "./sdk-headers";
 
 /** The part of a line an adapter needs to address it. The key is decrypted by the shell. */
 export interface ProbeTarget {
@@ -11,6 +12,11 @@ export interface ProbeTarget {
 export interface BuildProbeOptions {
   /** Ask the upstream to stream (SSE). Unset: the request decides. */
   stream?: boolean;
+  /**
+   * The machine the probe claims in the SDK's `x-stainless-*` headers, as the SDK would report this
+   * process (the shell knows it; core cannot look). Default: DEFAULT_CLIENT_PLATFORM.
+   */
+  platform?: ClientPlatform;
 }
 
 /** Everything the shell needs for one fetch. Header names are lower-case; the body is serialised. */
@@ -26,6 +32,14 @@ export interface ParseOptions {
   contentPath?: string;
 }
 
+/** Tokens an answer says it used, as the protocol names them; null where the answer does not say. */
+export interface AnswerUsage {
+  /** Prompt tokens: OpenAI `prompt_tokens` / `input_tokens`; Anthropic `input_tokens` plus cache reads and writes. */
+  input: number | null;
+  /** Completion tokens: `completion_tokens` / `output_tokens`. */
+  output: number | null;
+}
+
 export type ParsedResponse =
   | {
       ok: true;
@@ -33,7 +47,17 @@ export type ParsedResponse =
       content: string;
       /** The whole body; for a stream, the equivalent non-streamed body, so body paths work alike. */
       json: unknown;
+      /** Input and output tokens together; null when the answer reports neither. */
       tokens: number | null;
+      usage: AnswerUsage;
+      /**
+       * Why the answer ended, in the protocol's own words: chat `finish_reason` (`stop`, `length`…),
+       * Anthropic `stop_reason` (`end_turn`, `max_tokens`…), Responses `completed` or the
+       * `incomplete_details.reason` (`max_output_tokens`…); null when the answer does not say.
+       */
+      finishReason: string | null;
+      /** The answer's own id (`chatcmpl-…`, `msg_…`, `resp_…`); null when it has none. */
+      id: string | null;
     }
   | { ok: false; errorClass: "parse" | "protocol"; message: string };
 

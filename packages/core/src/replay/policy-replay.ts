@@ -219,6 +219,7 @@ export class PolicyReplay {
       factor: this.lines.get(l.id)?.factor ?? 0,
       maxShare: l.maxShare,
       adminState: l.adminState,
+      ...(l.protocol === undefined ? {} : { protocol: l.protocol }),
     }));
     return computeTable({ route: { name: route.name, freeShareCap: route.freeShareCap, onAllDown: route.onAllDown }, members });
   }

@@ -12,6 +12,8 @@ export interface ReplayLine {
   adminState: AdminState;
   maxShare: number | null;
   routes: readonly RouteMembership[];
+  /** The line's protocol: a route's table is computed per protocol (tables/compute-table.ts). */
+  protocol?: string;
   /** The line's probe interval (ms), as the live path gives it to the health machine; absent: the default. */
   intervalMs?: number;
 }

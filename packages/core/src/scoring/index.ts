@@ -50,7 +50,7 @@ export {
   scoreProbe,
 } from "./score-probe";
 export { hardFailureReason, isHardFailure, scoreStatus } from "./status";
-export { fillTemplate, type TemplateVars } from "./template";
+export { fillTemplate, NONCE_LENGTH, probeNonce, type TemplateVars } from "./template";
 export { answerTokens, charLength, normalizeAnswer, parseAnswerJson } from "./text";
 export {
   COMPONENT_NAMES,

@@ -1,7 +1,7 @@
 // Filling a sample's request template: {{nonce}} and {{now}} in every string, nothing else.
 
 export interface TemplateVars {
-  /** Unique per probe (the shell makes it, e.g. `lw-4f9c2a…`); non-empty, no braces. */
+  /** Unique per probe (the shell makes it with probeNonce); non-empty, no braces. */
   nonce: string;
   /** ms since epoch; becomes an ISO-8601 time. */
   now: number;
@@ -48,4 +48,22 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== "object" || value === null) return false;
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
+}
+
+const NONCE_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789";
+export const NONCE_LENGTH = 12;
+
+/**
+ * A probe's nonce from 12+ random bytes: 12 lower-case letters and digits, a letter first and at least
+ * one digit, like any request id a client makes up. Nothing in it names linewatch (a `lw-` prefix
+ * would let a relay pick probes out: docs/scoring.md#what-a-relay-can-fake).
+ */
+export function probeNonce(bytes: Uint8Array): string {
+  if (bytes.length < NONCE_LENGTH) throw new RangeError(`probeNonce: needs ${NONCE_LENGTH} random bytes`);
+  const chars = Array.from(bytes.subarray(0, NONCE_LENGTH), (b) => NONCE_CHARS[b % 36] as string);
+  chars[0] = NONCE_CHARS[(bytes[0] as number) % 26] as string;
+  if (!chars.some((c) => c >= "0" && c <= "9")) {
+    chars[1 + ((bytes[1] as number) % (NONCE_LENGTH - 1))] = String((bytes[2] as number) % 10);
+  }
+  return chars.join("");
 }

@@ -21,6 +21,11 @@ export interface TableMember {
   maxShare: number | null;
   /** Drained/disabled lines stay out even of a panic table. Default active. */
   adminState?: AdminState;
+  /**
+   * The protocol the line speaks. A route whose lines speak several is one table per protocol: a
+   * client of one protocol can only get that protocol's lines (docs/tables.md). Absent: one group.
+   */
+  protocol?: string;
 }
 
 export interface TableRoute {
@@ -36,8 +41,12 @@ export interface TableLine {
 
 export interface ComputedTable<L extends TableLine = TableLine> {
   route: string;
+  /** With several protocols, the worst of theirs (panic over degraded over normal). */
   mode: TableMode;
-  /** Lines with a weight > 0 only, in member order; weights sum to TOTAL_WEIGHT, or the list is empty. */
+  /**
+   * Lines with a weight > 0 only, in member order; the weights of each protocol's lines sum to
+   * TOTAL_WEIGHT, or it has none listed.
+   */
   lines: L[];
 }
 
@@ -54,14 +63,43 @@ export const isUsable = (m: TableMember): boolean => m.factor > 0 && m.baseWeigh
 /** A line a fail-open panic table may fall back to: active, whatever its health. */
 export const isPanicEligible = (m: TableMember): boolean => (m.adminState ?? "active") === "active" && m.baseWeight > 0 && capOf(m) > 0;
 
+const MODE_RANK: Record<TableMode, number> = { normal: 0, degraded: 1, panic: 2 };
+
+/**
+ * Per protocol (each protocol's lines are what a client of that protocol can get, so the free cap and
+ * the panic rules hold for what it gets): computeGroup. One protocol: exactly computeGroup.
+ */
+export function computeTable(input: TableInput): ComputedTable {
+  const { route, members } = input;
+  const groups = new Map<string, TableMember[]>();
+  for (const m of members) {
+    const key = m.protocol ?? "";
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [m]);
+    else group.push(m);
+  }
+  if (groups.size <= 1) return computeGroup(route, members);
+  let mode: TableMode = "normal";
+  const weightOf = new Map<string, number>();
+  for (const group of groups.values()) {
+    const part = computeGroup(route, group);
+    if (MODE_RANK[part.mode] > MODE_RANK[mode]) mode = part.mode;
+    for (const l of part.lines) weightOf.set(l.lineId, l.weight);
+  }
+  const lines = members.flatMap((m) => {
+    const weight = weightOf.get(m.lineId) ?? 0;
+    return weight > 0 ? [{ lineId: m.lineId, weight }] : [];
+  });
+  return { route: route.name, mode, lines };
+}
+
 /**
  * normal: share ∝ baseWeight × factor; free lines together ≤ freeShareCap; each ≤ maxShare.
  * degraded: no paid line usable: free lines carry the route, the free cap is lifted.
  * panic: no line usable: fail-open spreads by base weight over the active lines as if all were
  * healthy (free cap kept while an active paid line exists); fail-closed gives an empty table.
  */
-export function computeTable(input: TableInput): ComputedTable {
-  const { route, members } = input;
+function computeGroup(route: TableRoute, members: readonly TableMember[]): ComputedTable {
   const usable = members.filter(isUsable);
   if (usable.length === 0) {
     const eligible = route.onAllDown === "fail-open" ? members.filter(isPanicEligible) : [];

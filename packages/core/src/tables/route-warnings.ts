@@ -10,6 +10,8 @@ export interface WarningMember {
   tier: Tier;
   maxShare: number | null;
   adminState?: AdminState;
+  /** A route's lines of one protocol are all its clients of that protocol get (compute-table.ts). */
+  protocol?: string;
 }
 
 export function routeWarnings(members: readonly WarningMember[], opts: { freeShareCap?: number } = {}): RouteWarning[] {
@@ -25,6 +27,15 @@ export function routeWarnings(members: readonly WarningMember[], opts: { freeSha
       code: "all_free",
       message: "all lines of this route are free: a free line must never be the only exit; the table runs degraded",
     });
+  } else {
+    const protocols = [...new Set(active.map((m) => m.protocol ?? ""))];
+    for (const p of protocols.length > 1 ? protocols : []) {
+      if (active.some((m) => (m.protocol ?? "") === p && m.tier === "paid")) continue;
+      warnings.push({
+        code: "all_free",
+        message: `all ${p} lines of this route are free: a free line must never be the only exit; ${p} clients get a degraded table`,
+      });
+    }
   }
   if (active.reduce((a, m) => a + cap(m), 0) < 1 - 1e-9) {
     warnings.push({

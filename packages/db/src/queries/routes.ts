@@ -19,6 +19,7 @@ export interface RouteMember {
   weight: number;
   adminState: string;
   maxShare: number | null;
+  protocol: string;
 }
 
 export async function listRouteRows(db: Db): Promise<RouteRow[]> {
@@ -39,6 +40,7 @@ export async function routeMembers(db: Db, name: string): Promise<RouteMember[]>
       weight: routeLines.weight,
       adminState: lines.adminState,
       maxShare: lines.maxShare,
+      protocol: lines.protocol,
     })
     .from(routeLines)
     .innerJoin(lines, eq(lines.id, routeLines.lineId))

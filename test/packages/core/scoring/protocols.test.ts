@@ -1,9 +1,12 @@
 import {
+  ANTHROPIC_SDK,
   adapters,
   anthropicMessagesAdapter,
   genericHttpAdapter,
   getAdapter,
+  OPENAI_SDK_VERSION,
   openAiChatAdapter,
+  openAiResponsesAdapter,
   PROTOCOLS,
   type ProbeTarget,
   parseSse,
@@ -120,15 +123,57 @@ describe("openai-chat", () => {
     expect(Object.keys(probe.headers).filter((h) => h.toLowerCase() === "authorization")).toHaveLength(1);
   });
 
+  it("sends the headers the openai SDK sends, and nothing that names linewatch", () => {
+    const probe = openAiChatAdapter.buildProbe(target, request);
+    expect(Object.keys(probe.headers)).toEqual([
+      "accept",
+      "user-agent",
+      "x-stainless-retry-count",
+      "x-stainless-lang",
+      "x-stainless-package-version",
+      "x-stainless-os",
+      "x-stainless-arch",
+      "x-stainless-runtime",
+      "x-stainless-runtime-version",
+      "authorization",
+      "content-type",
+      "accept-language",
+      "sec-fetch-mode",
+      "x-team",
+    ]);
+    expect(probe.headers).toMatchObject({ accept: "application/json", "user-agent": `OpenAI/JS ${OPENAI_SDK_VERSION}` });
+    const platform = { os: "MacOS", arch: "arm64", runtime: "node", runtimeVersion: "v22.1.0" };
+    expect(openAiChatAdapter.buildProbe(target, request, { platform }).headers).toMatchObject({
+      "x-stainless-os": "MacOS",
+      "x-stainless-arch": "arm64",
+      "x-stainless-runtime-version": "v22.1.0",
+    });
+    expect(JSON.stringify(probe).toLowerCase()).not.toContain("linewatch");
+  });
+
   it("reads content and total tokens of a completion", () => {
     const parsed = openAiChatAdapter.parseResponse(200, OPENAI_BODY);
-    expect(parsed).toMatchObject({ ok: true, content: "155", tokens: 50 });
+    expect(parsed).toMatchObject({
+      ok: true,
+      content: "155",
+      tokens: 50,
+      usage: { input: 48, output: 2 },
+      finishReason: "stop",
+      id: "chatcmpl-AbC123",
+    });
     expect(parsed.ok && (parsed.json as { model: string }).model).toBe("gpt-4o-mini-2024-07-18");
   });
 
   it("concatenates the deltas of an SSE stream and rebuilds the body", () => {
     const parsed = openAiChatAdapter.parseResponse(200, OPENAI_SSE);
-    expect(parsed).toMatchObject({ ok: true, content: "lw-4f9c is echoed.", tokens: 36 });
+    expect(parsed).toMatchObject({
+      ok: true,
+      content: "lw-4f9c is echoed.",
+      tokens: 36,
+      usage: { input: 30, output: 6 },
+      finishReason: "stop",
+      id: "chatcmpl-x",
+    });
     expect(parsed.ok && parsed.json).toMatchObject({
       model: "gpt-4o-mini",
       choices: [{ message: { content: "lw-4f9c is echoed." }, finish_reason: "stop" }],
@@ -192,12 +237,60 @@ describe("openai-chat", () => {
 });
 
 describe("anthropic-messages", () => {
-  it("builds POST {baseUrl}/messages with x-api-key and anthropic-version", () => {
+  it("builds POST {baseUrl}/messages as the current SDK does: API version 2026-10-21, the key as a bearer token", () => {
     const probe = anthropicMessagesAdapter.buildProbe({ ...target, baseUrl: "https://api.anthropic.com/v1" }, request);
     expect(probe.url).toBe("https://api.anthropic.com/v1/messages");
-    expect(probe.headers).toMatchObject({ "x-api-key": "sk-test", "anthropic-version": "2023-06-01" });
-    expect(probe.headers.authorization).toBeUndefined();
+    expect(probe.headers).toMatchObject({
+      authorization: "Bearer sk-test",
+      "anthropic-version": "2026-10-21",
+      "user-agent": `Anthropic/JS ${ANTHROPIC_SDK.current.packageVersion}`,
+      "x-stainless-timeout": "600",
+    });
+    expect(probe.headers["x-api-key"]).toBeUndefined();
     expect(JSON.parse(probe.body)).toEqual({ ...request, model: "gpt-4o-mini" });
+    expect(Object.keys(JSON.parse(probe.body))[0]).toBe("model");
+  });
+
+  it("sends a sample with temperature, top_p or top_k as a 0.x SDK would (2026-10-21 refuses them): 2023-06-01 and x-api-key", () => {
+    for (const field of ["temperature", "top_p", "top_k"]) {
+      const probe = anthropicMessagesAdapter.buildProbe(target, { ...request, [field]: 0 });
+      expect(probe.headers).toMatchObject({
+        "x-api-key": "sk-test",
+        "anthropic-version": "2023-06-01",
+        "user-agent": `Anthropic/JS ${ANTHROPIC_SDK.legacy.packageVersion}`,
+      });
+      expect(probe.headers.authorization).toBeUndefined();
+    }
+  });
+
+  it("lets a line's own anthropic-version win, and probes a line pinned to an older version as a 0.x client (x-api-key)", () => {
+    const probe = anthropicMessagesAdapter.buildProbe({ ...target, headers: { "Anthropic-Version": "2023-06-01" } }, request);
+    expect(probe.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(Object.keys(probe.headers).filter((h) => h === "anthropic-version")).toHaveLength(1);
+    expect(probe.headers).toMatchObject({ "x-api-key": "sk-test", "user-agent": `Anthropic/JS ${ANTHROPIC_SDK.legacy.packageVersion}` });
+    expect(probe.headers.authorization).toBeUndefined();
+    const current = anthropicMessagesAdapter.buildProbe({ ...target, headers: { "anthropic-version": "2026-10-21" } }, request);
+    expect(current.headers.authorization).toBe("Bearer sk-test");
+  });
+
+  it("reads usage with the prompt cache's tokens, the stop reason and the id", () => {
+    const body = JSON.stringify({
+      ...JSON.parse(ANTHROPIC_BODY),
+      stop_reason: "max_tokens",
+      usage: { input_tokens: 3, cache_creation_input_tokens: 10, cache_read_input_tokens: 30, output_tokens: 9 },
+    });
+    expect(anthropicMessagesAdapter.parseResponse(200, body)).toMatchObject({
+      ok: true,
+      usage: { input: 43, output: 9 },
+      tokens: 52,
+      finishReason: "max_tokens",
+      id: "msg_01XFDUDYJgAACzvnptvVoYEL",
+    });
+    expect(anthropicMessagesAdapter.parseResponse(200, ANTHROPIC_SSE)).toMatchObject({
+      usage: { input: 25, output: 15 },
+      finishReason: "end_turn",
+      id: "msg_1",
+    });
   });
 
   it("concatenates the text blocks and adds input and output tokens", () => {
@@ -230,6 +323,116 @@ describe("anthropic-messages", () => {
   });
 });
 
+const RESPONSES_BODY = JSON.stringify({
+  id: "resp_68af0c",
+  object: "response",
+  created_at: 1764450000,
+  status: "completed",
+  error: null,
+  incomplete_details: null,
+  model: "gpt-5-mini",
+  output: [
+    { id: "rs_1", type: "reasoning", summary: [] },
+    {
+      id: "msg_1",
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [
+        { type: "output_text", text: "The journey takes ", annotations: [] },
+        { type: "output_text", text: "155 minutes.", annotations: [] },
+      ],
+    },
+  ],
+  usage: { input_tokens: 41, output_tokens: 9, total_tokens: 50 },
+});
+
+const responsesEvent = (type: string, fields: Record<string, unknown>, seq: number) =>
+  `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq, ...fields })}\n\n`;
+const RESPONSES_SSE = [
+  responsesEvent("response.created", { response: { id: "resp_s", object: "response", status: "in_progress", output: [] } }, 0),
+  responsesEvent("response.output_item.added", { output_index: 0, item: { id: "msg_1", type: "message", content: [] } }, 1),
+  responsesEvent("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: "Hello" }, 2),
+  responsesEvent("response.output_text.delta", { item_id: "msg_1", output_index: 0, content_index: 0, delta: " world" }, 3),
+  responsesEvent(
+    "response.completed",
+    {
+      response: {
+        id: "resp_s",
+        object: "response",
+        status: "completed",
+        output: [{ type: "message", content: [{ type: "output_text", text: "Hello world" }] }],
+        usage: { input_tokens: 25, output_tokens: 15, total_tokens: 40 },
+      },
+    },
+    4,
+  ),
+].join("");
+
+describe("openai-responses", () => {
+  it("builds POST {baseUrl}/responses with a bearer key and the openai SDK's headers", () => {
+    const probe = openAiResponsesAdapter.buildProbe(target, { input: "Say hi", max_output_tokens: 20 }, { stream: true });
+    expect(probe.url).toBe("https://free.example.com/v1/responses");
+    expect(probe.headers).toMatchObject({ authorization: "Bearer sk-test", "user-agent": `OpenAI/JS ${OPENAI_SDK_VERSION}` });
+    expect(JSON.parse(probe.body)).toEqual({ model: "gpt-4o-mini", input: "Say hi", max_output_tokens: 20, stream: true });
+  });
+
+  it("reads the output_text of message items, usage, status and id", () => {
+    expect(openAiResponsesAdapter.parseResponse(200, RESPONSES_BODY)).toMatchObject({
+      ok: true,
+      content: "The journey takes 155 minutes.",
+      tokens: 50,
+      usage: { input: 41, output: 9 },
+      finishReason: "completed",
+      id: "resp_68af0c",
+    });
+  });
+
+  it("gives an incomplete answer its reason as the finish reason", () => {
+    const body = JSON.stringify({
+      ...JSON.parse(RESPONSES_BODY),
+      status: "incomplete",
+      incomplete_details: { reason: "max_output_tokens" },
+    });
+    expect(openAiResponsesAdapter.parseResponse(200, body)).toMatchObject({ ok: true, finishReason: "max_output_tokens" });
+  });
+
+  it("reads a stream: the deltas, and usage and status from response.completed", () => {
+    const parsed = openAiResponsesAdapter.parseResponse(200, RESPONSES_SSE);
+    expect(parsed).toMatchObject({
+      ok: true,
+      content: "Hello world",
+      tokens: 40,
+      usage: { input: 25, output: 15 },
+      finishReason: "completed",
+      id: "resp_s",
+    });
+  });
+
+  it.each([
+    [
+      "a failed response",
+      200,
+      JSON.stringify({ ...JSON.parse(RESPONSES_BODY), status: "failed", error: { code: "server_error", message: "boom" } }),
+      "protocol",
+    ],
+    ["an error object with 200", 200, '{"error":{"message":"quota","type":"insufficient_quota"}}', "protocol"],
+    ["no output", 200, '{"id":"resp_1","object":"response","status":"completed"}', "protocol"],
+    ["a queued (background) response", 200, '{"id":"resp_1","status":"queued","output":[]}', "protocol"],
+    ["a stream without response.completed", 200, RESPONSES_SSE.slice(0, RESPONSES_SSE.indexOf("event: response.completed")), "protocol"],
+    [
+      "an error event",
+      200,
+      `event: error\ndata: ${JSON.stringify({ type: "error", code: "server_error", message: "boom", sequence_number: 1 })}\n\n`,
+      "protocol",
+    ],
+    ["a failed stream", 200, responsesEvent("response.failed", { response: { status: "failed" } }, 1), "protocol"],
+    ["not JSON", 200, "<html>nope</html>", "parse"],
+  ] as const)("rejects %s", (_name, status, body, errorClass) => {
+    expect(openAiResponsesAdapter.parseResponse(status, body)).toMatchObject({ ok: false, errorClass });
+  });
+});
+
 describe("generic-http", () => {
   it("posts the request as-is to baseUrl", () => {
     const probe = genericHttpAdapter.buildProbe({ ...target, baseUrl: "https://svc.example.com/ask/" }, { q: "hi" });
@@ -239,7 +442,15 @@ describe("generic-http", () => {
   });
 
   it("answers with the body text, or the string at contentPath", () => {
-    expect(genericHttpAdapter.parseResponse(200, "plain answer")).toEqual({ ok: true, content: "plain answer", json: null, tokens: null });
+    expect(genericHttpAdapter.parseResponse(200, "plain answer")).toEqual({
+      ok: true,
+      content: "plain answer",
+      json: null,
+      tokens: null,
+      usage: { input: null, output: null },
+      finishReason: null,
+      id: null,
+    });
     const body = '{"output":{"text":"155"},"meta":{"ms":3}}';
     expect(genericHttpAdapter.parseResponse(200, body)).toMatchObject({ ok: true, content: body });
     expect(genericHttpAdapter.parseResponse(200, body, { contentPath: "output.text" })).toMatchObject({ ok: true, content: "155" });

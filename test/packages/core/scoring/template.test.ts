@@ -1,4 +1,4 @@
-import { fillTemplate } from "@linewatch/core";
+import { fillTemplate, probeNonce } from "@linewatch/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 
@@ -113,3 +113,18 @@ function shape(value: unknown): unknown {
   }
   return value;
 }
+
+describe("probeNonce", () => {
+  it("is 12 letters and digits, a letter first and at least one digit, with nothing that names linewatch", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 12, maxLength: 12 }), (bytes) => {
+        const nonce = probeNonce(bytes);
+        expect(nonce).toMatch(/^[a-z][a-z0-9]{11}$/);
+        expect(nonce).toMatch(/[0-9]/);
+        expect(nonce.startsWith("lw")).toBe(false);
+      }),
+    );
+    expect(probeNonce(new Uint8Array(12))).toMatch(/^a[a0-9]{11}$/);
+    expect(() => probeNonce(new Uint8Array(4))).toThrow(RangeError);
+  });
+});

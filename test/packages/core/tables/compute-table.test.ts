@@ -264,3 +264,57 @@ describe("routeWarnings", () => {
     expect(routeWarnings(members, { freeShareCap: 0.2 }).map((w) => w.code)).toEqual(codes);
   });
 });
+
+describe("computeTable: a route whose lines speak several protocols (docs/tables.md)", () => {
+  const chat = (m: TableMember): TableMember => ({ ...m, protocol: "openai-chat" });
+  const claude = (m: TableMember): TableMember => ({ ...m, protocol: "anthropic-messages" });
+
+  it("is one table per protocol: each protocol's weights sum to 10000, in member order", () => {
+    const members = [chat(paid("c1", { baseWeight: 300 })), claude(paid("a1")), chat(paid("c2")), claude(paid("a2", { baseWeight: 300 }))];
+    const t = computeTable({ route, members });
+    expect(t.mode).toBe("normal");
+    expect(t.lines).toEqual([
+      { lineId: "c1", weight: 7500 },
+      { lineId: "a1", weight: 2500 },
+      { lineId: "c2", weight: 2500 },
+      { lineId: "a2", weight: 7500 },
+    ]);
+  });
+
+  it("keeps the free cap true for each protocol's clients: free Anthropic lines never borrow paid chat lines' share", () => {
+    const members = [chat(paid("c1")), chat(free("c2")), claude(paid("a1")), claude(free("a2", { baseWeight: 900 }))];
+    const { w } = weights(members);
+    expect(w).toEqual({ c1: 8000, c2: 2000, a1: 8000, a2: 2000 });
+  });
+
+  it("runs a protocol with only free lines degraded (and the table says degraded) while the other stays capped", () => {
+    const members = [chat(paid("c1")), chat(free("c2")), claude(free("a1")), claude(free("a2"))];
+    const { mode, w } = weights(members);
+    expect(mode).toBe("degraded");
+    expect(w).toEqual({ c1: 8000, c2: 2000, a1: 5000, a2: 5000 });
+  });
+
+  it("panics one protocol alone: fail-open spreads its lines by base weight; fail-closed leaves it out", () => {
+    const members = [chat(paid("c1")), claude(paid("a1", { factor: 0 })), claude(paid("a2", { factor: 0, baseWeight: 300 }))];
+    expect(weights(members)).toEqual({ mode: "panic", w: { c1: 10000, a1: 2500, a2: 7500 } });
+    expect(weights(members, { ...route, onAllDown: "fail-closed" })).toEqual({ mode: "panic", w: { c1: 10000 } });
+  });
+
+  it("is exactly the one-protocol table when every line speaks the same protocol", () => {
+    const members = [paid("p1"), free("f1"), paid("p2", { factor: 0.5 })];
+    expect(computeTable({ route, members: members.map(chat) })).toEqual(computeTable({ route, members }));
+  });
+});
+
+describe("routeWarnings per protocol", () => {
+  it("warns when one protocol's lines are all free although the route has paid lines", () => {
+    const members = [
+      { tier: "paid" as const, maxShare: null, protocol: "openai-chat" },
+      { tier: "free" as const, maxShare: null, protocol: "anthropic-messages" },
+    ];
+    const warnings = routeWarnings(members, { freeShareCap: 0.2 });
+    expect(warnings.map((w) => w.code)).toEqual(["all_free"]);
+    expect(warnings[0]?.message).toContain("anthropic-messages");
+    expect(routeWarnings([members[0] as (typeof members)[0], { ...(members[1] as (typeof members)[1]), tier: "paid" }])).toEqual([]);
+  });
+});

@@ -131,7 +131,10 @@ const LineRow: FC<{ l: LineView; i: number; now: number; canWrite: boolean }> = 
     </td>
     <td class="name">
       <a href={lineHref(l.name)}>{l.name}</a>
-      <small class="muted"> {l.model}</small>
+      <small class="muted">
+        {" "}
+        {l.model} · {l.protocol}
+      </small>
     </td>
     <td>
       <span class={`tier tier-${l.tier}`}>{l.tier}</span>
@@ -225,7 +228,12 @@ const RouteTable: FC<{ r: RouteView; now: number }> = ({ r, now }) => (
       {r.members
         .filter((m) => m.weight > 0)
         .map((m) => (
-          <span class={`seg tier-${m.tier}`} style={{ width: `${m.weight / 100}%` }} title={m.name} />
+          // Each protocol's weights sum to 10000 (a table per protocol): the bar shows them side by side.
+          <span
+            class={`seg tier-${m.tier}`}
+            style={{ width: `${(m.weight / (r.members.reduce((a, x) => a + x.weight, 0) || 1)) * 100}%` }}
+            title={`${m.name} (${m.protocol})`}
+          />
         ))}
     </div>
     <table class="shares">

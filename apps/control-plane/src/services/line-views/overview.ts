@@ -113,7 +113,7 @@ export interface RouteView {
   onAllDown: string;
   warnings: string[];
   /** Every member line, the ones the table leaves out (weight 0) included. */
-  members: { id: string; name: string; tier: string; state: HealthState; baseWeight: number; weight: number }[];
+  members: { id: string; name: string; tier: string; protocol: string; state: HealthState; baseWeight: number; weight: number }[];
 }
 
 export interface EventView {
@@ -380,6 +380,7 @@ function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], tab
       id: l.id,
       name: l.name,
       tier: l.tier,
+      protocol: l.protocol,
       state: byId.get(l.id)?.state ?? "healthy",
       baseWeight: l.routes.find((m) => m.route === route.name)?.weight ?? 0,
       weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
