@@ -96,6 +96,6 @@ export function describeAnchor(a: AnswerAnchor, max = 3): string {
   const top = Object.entries(a.shares)
     .sort((x, y) => y[1] - x[1])
     .slice(0, max)
-    .map(([k, s]) => `${JSON.stringify(k)} ${Math.round(s * 100)}%`);
+    .map(([k, s]) => `${JSON.stringify(k)} ${s < 0.005 ? "<1" : Math.round(s * 100)}%`);
   return `${top.join(", ")} (${a.n} answers)`;
 }

@@ -174,7 +174,9 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   if (outcome === "pass") {
     // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
     const learn = before.state === "healthy" && d.h.factor >= 1;
-    if (r.contentLength !== undefined) {
+    // A fingerprint answer is a word or a number: its length says nothing about truncation, and
+    // "owl" for "dolphin" must not read as a shorter answer (docs/scoring.md#what-a-relay-can-fake).
+    if (r.contentLength !== undefined && !r.fingerprint) {
       const was = d.h.lengths[r.sampleId];
       const track = trackLength(was, r.contentLength, learn);
       // Answers of a steady length settle the track: the record is then shared, not copied.

@@ -103,7 +103,8 @@ export function usualShape(t: ShapeTrack): string | null {
  * The track after one answer's signature, and the change it completes, if any: SHAPE_CHANGE_RUN
  * answers in a row whose signatures the line does not usually send (each a share under
  * SHAPE_KNOWN_SHARE), once the track has SHAPE_WARMUP answers. A change to the signature already
- * reported is not reported again. `learn`: the line is healthy at full weight. Pure.
+ * reported is not reported again, and from then on it is learned like the others. `learn`: the line
+ * is healthy at full weight. Pure.
  */
 export function stepShape(
   t: ShapeTrack | undefined,
@@ -116,7 +117,9 @@ export function stepShape(
   const judged = cur.n >= SHAPE_WARMUP;
   const strangers = judged && !known ? cur.strangers + 1 : 0;
   let next: ShapeTrack = { ...cur, strangers };
-  if (learn) {
+  // A strange signature is learned only once it was reported as a change (or while the track is
+  // young): learned at once, three of them would look usual to a young track before they made one.
+  if (learn && (known || !judged || cur.changedTo === signature)) {
     const n = Math.min(SHAPE_MAX, cur.n + 1);
     const shares: Record<string, number> = {};
     for (const [k, s] of Object.entries(cur.shares)) if (s * (1 - 1 / n) > 1e-4) shares[k] = s * (1 - 1 / n);

@@ -73,7 +73,7 @@ export interface UsageJudgment {
 
 /** Values averaged plainly before an anchor moves slowly; usable from USAGE_USABLE on. */
 export const USAGE_WARMUP = 20;
-export const USAGE_USABLE = 5;
+export const USAGE_USABLE = 8;
 export const USAGE_ANCHOR_PROBES = 2000;
 export const USAGE_RECENT = 5;
 /**
@@ -85,14 +85,23 @@ export const USAGE_RECENT = 5;
 export const PROMPT_SLACK_TOKENS = 3;
 export const PEER_SLACK_TOKENS = 4;
 export const PROMPT_SLACK_SHARE = 0.1;
-/** Completion tokens above chars × the usual tokens per character by more than this share + slack fail. */
+/** A young anchor is a mean of few counts: UNCERTAINTY_TOKENS / √n more slack (±0.65 token at 21 counts). */
+export const UNCERTAINTY_TOKENS = 3;
+/**
+ * Completion tokens above chars × the usual tokens per character by more than this share + slack
+ * fail (the line's own ratio; the peers' with more slack: a short answer's few tokens make a ratio
+ * of two honest lines differ a lot).
+ */
 export const OUTPUT_SLACK_SHARE = 0.12;
 export const OUTPUT_SLACK_TOKENS = 3;
+export const OUTPUT_PEER_SLACK_TOKENS = 5;
 
 const EMPTY_ANCHOR: TokenAnchor = { anchor: null, n: 0, recent: [] };
 export const emptyUsageTrack = (): UsageTrack => ({ prompt: {}, ratio: EMPTY_ANCHOR });
 
 const usable = (a: TokenAnchor | undefined): number | null => (a && a.anchor !== null && a.n >= USAGE_USABLE ? a.anchor : null);
+/** The slack a young anchor adds: its mean is of few counts. */
+const uncertainty = (a: TokenAnchor | undefined): number => UNCERTAINTY_TOKENS / Math.sqrt(Math.max(1, a?.n ?? 1));
 const validCount = (x: number | null): x is number => x !== null && Number.isFinite(x) && x >= 0;
 
 function median(xs: readonly number[]): number | null {
@@ -120,15 +129,20 @@ export function judgeUsage(x: UsageInput): UsageJudgment {
   const reasons: string[] = [];
 
   // Prompt tokens: each claim against the line's own anchor; where the line is now against the peers'.
-  const own = usable(x.track?.prompt[x.variant]);
+  const ownAnchor = x.track?.prompt[x.variant];
+  const own = usable(ownAnchor);
   const peers = peerReference(
     x.tier,
     paid.map((p) => usable(p.track?.prompt[x.variant])),
   );
-  if (input !== null && own !== null && input > own + promptTolerance(own, PROMPT_SLACK_TOKENS))
+  if (input !== null && own !== null && input > own + promptTolerance(own, PROMPT_SLACK_TOKENS) + uncertainty(ownAnchor))
     reasons.push(`prompt tokens ${input} for the same prompt, this line's anchor ${round1(own)}`);
   const level = input === null ? null : median([...(x.track?.prompt[x.variant]?.recent ?? []), input].slice(-USAGE_RECENT));
-  if (level !== null && peers !== null && level > peers + promptTolerance(peers, PEER_SLACK_TOKENS))
+  if (
+    level !== null &&
+    peers !== null &&
+    level > peers + promptTolerance(peers, PEER_SLACK_TOKENS) + UNCERTAINTY_TOKENS / Math.sqrt(USAGE_USABLE)
+  )
     reasons.push(`prompt tokens ${round1(level)} (median of the latest) for the same prompt, paid peers ${round1(peers)}`);
 
   // Completion tokens: against the answer's length at the usual tokens per character.
@@ -137,10 +151,22 @@ export function judgeUsage(x: UsageInput): UsageJudgment {
     x.tier,
     paid.map((p) => usable(p.track?.ratio)),
   );
-  const ratio = ownRatio === null ? peerRatio : peerRatio === null ? ownRatio : Math.min(ownRatio, peerRatio);
+  const outputs = [
+    { ratio: ownRatio, slack: OUTPUT_SLACK_TOKENS, whose: "this line's usual" },
+    { ratio: peerRatio, slack: OUTPUT_PEER_SLACK_TOKENS, whose: "its paid peers' usual" },
+  ];
+  for (const { ratio, slack, whose } of outputs) {
+    if (output === null || ratio === null || chars === 0) continue;
+    const expected = chars * ratio;
+    if (output > expected * (1 + OUTPUT_SLACK_SHARE) + slack) {
+      reasons.push(
+        `completion tokens ${output} for ${chars} characters of answer, about ${Math.round(expected)} at ${whose} tokens per character`,
+      );
+      break;
+    }
+  }
+  const ratio = ownRatio ?? peerRatio;
   const expectedOutput = ratio === null || chars === 0 ? null : chars * ratio;
-  if (output !== null && expectedOutput !== null && output > expectedOutput * (1 + OUTPUT_SLACK_SHARE) + OUTPUT_SLACK_TOKENS)
-    reasons.push(`completion tokens ${output} for ${chars} characters of answer, expected about ${Math.round(expectedOutput)}`);
 
   const refs = [own, peers].filter((v): v is number => v !== null);
   const billing: UsageBilling = {
