@@ -45,9 +45,14 @@ export function learnAnswer(a: AnswerAnchor | undefined, answer: string): Answer
   return { shares: keepClasses(shares), n };
 }
 
+/** Six significant digits: what is stored with health for every answer class (the JSON stays small). */
+const sig6 = (x: number): number => Number(x.toPrecision(6));
+
 /** At most ANSWER_CLASSES classes: the smallest are pooled (their answers are misses anyway). */
 function keepClasses(shares: Record<string, number>): Record<string, number> {
-  const entries = Object.entries(shares).filter(([, s]) => s > 1e-6);
+  const entries = Object.entries(shares)
+    .filter(([, s]) => s > 1e-6)
+    .map(([k, s]): [string, number] => [k, sig6(s)]);
   if (entries.length <= ANSWER_CLASSES) return Object.fromEntries(entries);
   entries.sort((x, y) => y[1] - x[1]);
   const kept = entries.filter(([k]) => k !== OTHER_ANSWERS).slice(0, ANSWER_CLASSES - 1);

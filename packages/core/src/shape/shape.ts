@@ -122,8 +122,8 @@ export function stepShape(
   if (learn && (known || !judged || cur.changedTo === signature)) {
     const n = Math.min(SHAPE_MAX, cur.n + 1);
     const shares: Record<string, number> = {};
-    for (const [k, s] of Object.entries(cur.shares)) if (s * (1 - 1 / n) > 1e-4) shares[k] = s * (1 - 1 / n);
-    shares[signature] = (shares[signature] ?? 0) + 1 / n;
+    for (const [k, s] of Object.entries(cur.shares)) if (s * (1 - 1 / n) > 1e-4) shares[k] = Number((s * (1 - 1 / n)).toPrecision(6));
+    shares[signature] = Number(((shares[signature] ?? 0) + 1 / n).toPrecision(6));
     next = { ...next, shares, n };
   }
   if (strangers < SHAPE_CHANGE_RUN || cur.changedTo === signature) return { track: next, change: null };

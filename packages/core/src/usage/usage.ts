@@ -182,12 +182,12 @@ export function judgeUsage(x: UsageInput): UsageJudgment {
 
 function learnValue(a: TokenAnchor | undefined, value: number, learn: boolean): TokenAnchor {
   const cur = a ?? EMPTY_ANCHOR;
-  const recent = [...cur.recent, value].slice(-USAGE_RECENT);
+  const recent = [...cur.recent, sig7(value)].slice(-USAGE_RECENT);
   if (!learn) return { ...cur, recent };
   const n = cur.n + 1;
   const rate = n <= USAGE_WARMUP ? 1 / n : 1 / USAGE_ANCHOR_PROBES;
   const anchor = cur.anchor === null ? value : cur.anchor + (value - cur.anchor) * rate;
-  return { anchor, n: Math.min(n, USAGE_WARMUP + 1), recent };
+  return { anchor: sig7(anchor), n: Math.min(n, USAGE_WARMUP + 1), recent };
 }
 
 /** The track after one answer; `learn`: the line is healthy at full weight and the probe passed (usage included). Pure. */
@@ -201,3 +201,5 @@ export function stepUsage(t: UsageTrack | undefined, step: UsageStep, learn: boo
 }
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
+/** Seven significant digits: stored with health per sample and phrasing (small JSON; a 1/2000 step still moves it). */
+const sig7 = (x: number): number => Number(x.toPrecision(7));
