@@ -4,7 +4,7 @@
 // answers change shape; and the false-alarm bound of the fingerprint test against simulation. The
 // virtual-clock fleet of test/sim, the lab's simulated models (packages/lab/src/models.ts), core's
 // scorer and health. Prints figures; asserts nothing.
-//   npx tsx bench/detection/relay.ts [--seeds 10] [--only full,partial,never,nondeterminism,usage,probes,shape,bound]
+//   npx tsx bench/detection/relay.ts [--seeds 10] [--only full,partial,never,nondeterminism,usage,probes,shape,golden,bound]
 import {
   type FingerprintTrack,
   falseAlarmsPerLineDay,
@@ -28,10 +28,11 @@ import {
   substitute,
   withSecondChoice,
 } from "../../packages/lab/src/models";
-import { Fleet, type FleetLine } from "../../test/sim/fleet";
+import type { FaultSetting } from "../../packages/lab/src/modes";
+import { Fleet, type FleetLine, type SimSample } from "../../test/sim/fleet";
 import { otherProviderBody, RELAY_SAMPLES, relayLine, type UsageReport } from "../../test/sim/relay";
 import { mulberry32, seedFrom } from "../../test/sim/rng";
-import { REAL_NOISE } from "../../test/sim/upstreams";
+import { REAL_NOISE, SIM_SAMPLES } from "../../test/sim/upstreams";
 import { benchArgs } from "../args";
 import { route } from "./route";
 
@@ -44,7 +45,7 @@ const WARM_H = 8;
 
 const args = benchArgs(import.meta.url, {
   seeds: { type: "string", default: "10" },
-  only: { type: "string", default: "full,partial,never,nondeterminism,usage,probes,shape,bound" },
+  only: { type: "string", default: "full,partial,never,nondeterminism,usage,probes,shape,golden,bound" },
 });
 const SEEDS = Number(args.seeds);
 const wanted = (name: string) => args.only.split(",").includes(name);
@@ -70,7 +71,15 @@ interface BadLine {
 }
 
 /** paid-a, paid-b, free-a on one route, all naming model m-large; `bad` replaces one of them. */
-function fleet(seed: number, w: World, bad: BadLine, usageOf: (id: string) => UsageReport = () => ({}), real = w.real): Fleet {
+function fleet(
+  seed: number,
+  w: World,
+  bad: BadLine,
+  usageOf: (id: string) => UsageReport = () => ({}),
+  real = w.real,
+  samples: SimSample[] = RELAY_SAMPLES,
+  faultAt?: (at: number) => FaultSetting,
+): Fleet {
   const lines: FleetLine[] = (["paid-a", "paid-b", "free-a"] as const).map((id, i) => {
     const mine = id === bad.id ? bad : null;
     return {
@@ -87,12 +96,13 @@ function fleet(seed: number, w: World, bad: BadLine, usageOf: (id: string) => Us
         usageAt: mine?.usageAt ?? (() => usageOf(id)),
         ...(mine?.probeHeaders ? { probeHeaders: mine.probeHeaders } : {}),
         ...(mine?.rewrite ? { rewriteFor: (_m, body, rng) => otherProviderBody(body, rng) } : {}),
+        ...(mine && faultAt ? { faultAt } : {}),
         latencyAt: REAL_NOISE.latencyAt,
         noiseAt: REAL_NOISE.noiseAt,
       }),
     };
   });
-  return new Fleet({ route, start: T0, seed, samples: RELAY_SAMPLES, lines });
+  return new Fleet({ route, start: T0, seed, samples, lines });
 }
 
 const onsetOf = (seed: number) => T0 + WARM_H * HOUR + Math.floor(mulberry32(seedFrom(seed, 99))() * 2 * HOUR);
@@ -100,14 +110,15 @@ const firstAt = (f: Fleet, id: string, from: number, pred: (e: Fleet["events"][n
   f.events.find((e) => e.lineId === id && e.at >= from && pred(e))?.at ?? null;
 const factorAtMost = (f: Fleet, id: string, from: number, x: number) =>
   f.factorTimeline(id).find((p) => p.at >= from && p.factor <= x)?.at ?? null;
-const minutes = (ms: number | null) => (ms === null ? "never" : (ms / MIN).toFixed(1));
-function stats(xs: Array<number | null>): string {
+const minutes = (ms: number | null, unitMs = MIN) => (ms === null ? "never" : (ms / unitMs).toFixed(1));
+function stats(xs: Array<number | null>, unitMs = MIN, unit = "min"): string {
   const hit = xs.filter((x): x is number => x !== null).sort((a, b) => a - b);
   if (hit.length === 0) return `never (0/${xs.length})`;
   const med =
     hit.length % 2 ? (hit[(hit.length - 1) / 2] as number) : ((hit[hit.length / 2 - 1] as number) + (hit[hit.length / 2] as number)) / 2;
   const miss = xs.length - hit.length;
-  return `${minutes(hit[0] as number)} / **${minutes(med)}** / ${minutes(hit[hit.length - 1] as number)} min${miss > 0 ? ` (missed ${miss}/${xs.length})` : ""}`;
+  const f = (x: number) => minutes(x, unitMs);
+  return `${f(hit[0] as number)} / **${f(med)}** / ${f(hit[hit.length - 1] as number)} ${unit}${miss > 0 ? ` (missed ${miss}/${xs.length})` : ""}`;
 }
 
 interface Detection {
@@ -333,6 +344,44 @@ function shape(): void {
 }
 
 /**
+ * The golden samples' faults with the bank in the schedule: 14 samples per line every 45 s instead
+ * of 4 (each sample still every 45 s, the golden ones spread among the fingerprint ones).
+ */
+function golden(): void {
+  const faults: Array<[string, FaultSetting]> = [
+    ["truncate", { mode: "truncate", fraction: 0.3 }],
+    ["stale", { mode: "stale" }],
+    ["downgrade", { mode: "downgrade" }],
+  ];
+  console.log(`\n## the golden samples' faults on free-a, without and with the bank in the schedule (${SEEDS} seeds; time to weight 0)\n`);
+  console.log("| fault | 4 golden samples (min / median / max) | 4 golden + 10 fingerprint samples (min / median / max) |\n|---|---|---|");
+  for (const [name, setting] of faults) {
+    const cells = [SIM_SAMPLES, RELAY_SAMPLES].map((samples) =>
+      stats(
+        seeds.map((seed) => {
+          const w = world(seed);
+          const onset = onsetOf(seed);
+          const f = fleet(
+            seed,
+            w,
+            { id: "free-a", servingAt: () => honest(w.real) },
+            () => ({}),
+            w.real,
+            samples,
+            (at) => (at >= onset ? setting : { mode: "ok" }),
+          );
+          f.runUntil(onset + 30 * MIN);
+          return detection(f, "free-a", onset).zero;
+        }),
+        1000,
+        "s",
+      ),
+    );
+    console.log(`| ${name} | ${cells.join(" | ")} |`);
+  }
+}
+
+/**
  * The bound against simulation, without the fleet: honest answer streams (the model's own
  * nondeterminism, and 10% second choices) through the judge with the anchor learning as in service,
  * counting entries of a statistic into ≥ h, per statistic-answer, at thresholds low enough to see them.
@@ -394,5 +443,6 @@ if (wanted("nondeterminism")) nondeterminism();
 if (wanted("usage")) usage();
 if (wanted("probes")) probeAware();
 if (wanted("shape")) shape();
+if (wanted("golden")) golden();
 if (wanted("bound")) bound();
 console.log(`\n(${((performance.now() - started) / 1000).toFixed(1)} s)`);

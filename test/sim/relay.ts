@@ -11,6 +11,7 @@ import {
   fingerprintThreshold,
   fnv1a32,
   type Health,
+  interleave,
   openAiChatAdapter,
   scoreProbe,
   shapeChangedRecently,
@@ -37,8 +38,8 @@ import { BASE_LATENCY_MS, type Respond, SHIPPED, SIM_SAMPLES } from "./upstreams
 
 /** The starter bank's prompts as samples (answers are short and quick). */
 export const FINGERPRINT_SAMPLES: SimSample[] = FINGERPRINT_BANK.map((p) => ({ id: p.id, timeoutMs: 10_000 }));
-/** Every sample a relay line is probed with: the 4 golden ones and the bank. */
-export const RELAY_SAMPLES: SimSample[] = [...SIM_SAMPLES, ...FINGERPRINT_SAMPLES];
+/** Every sample a relay line is probed with: the 4 golden ones spread among the bank's (core's interleave). */
+export const RELAY_SAMPLES: SimSample[] = interleave(SIM_SAMPLES, FINGERPRINT_SAMPLES);
 const FINGERPRINT_LATENCY_MS = 600;
 
 /** How a relay reports usage from a time on: × factor, + offset, ± jitter tokens. */

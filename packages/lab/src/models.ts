@@ -25,7 +25,7 @@ export interface FingerprintPrompt {
 const RANDOM_NUMBERS =
   "Coronado-Blázquez 2025, 'Deterministic or probabilistic? The psychology of LLMs as random number generators' (arXiv:2502.19965): asked for a random number, models answer nearly deterministically, differently from model to model and by the prompt's language";
 const SELECTION_BIAS =
-  "Zheng et al. 2024, 'Large Language Models Are Not Robust Multiple Choice Selectors' (ICLR 2024): models prefer particular options and option ids, a bias that differs between models";
+  "Zheng et al. 2024, 'Large Language Models Are Not Robust Multiple Choice Selectors' (ICLR 2024, arXiv:2309.03882): 20 LLMs prefer particular option ids (A/B/C/D) whatever the content, a token bias that differs from model to model";
 const IDIOSYNCRASIES =
   "Sun et al. 2025, 'Idiosyncrasies in Large Language Models' (arXiv:2502.12150): word choice alone tells the model apart (classifiers stay accurate on word-level features)";
 
@@ -90,7 +90,7 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
     options: ["apple", "banana", "cherry", "grape", "mango"],
     maxTokens: 8,
     answers: ["banana", "apple", "mango", "cherry", "grape"],
-    source: SELECTION_BIAS,
+    source: `${SELECTION_BIAS}; here the options are named, not lettered: which a model picks is its prior`,
   },
   {
     id: "fp-tie-break",
