@@ -81,16 +81,16 @@ export function checkFingerprintSample(sample: {
   variants?: unknown;
 }): string[] {
   const problems: string[] = [];
-  const spec = sample.expect.fingerprint as Partial<FingerprintExpect> | undefined;
-  if (typeof spec !== "object" || spec === null || !FINGERPRINT_FORMS.includes(spec.form as FingerprintExpect["form"]))
+  const spec: unknown = sample.expect.fingerprint;
+  if (typeof spec !== "object" || spec === null || !("form" in spec) || !FINGERPRINT_FORMS.some((f) => f === spec.form))
     problems.push(`expect.fingerprint.form: one of ${FINGERPRINT_FORMS.join(", ")}`);
   else if (spec.form === "choice") {
-    const options = spec.options;
+    const options = "options" in spec ? spec.options : undefined;
     if (!Array.isArray(options) || options.length < 2 || options.length > MAX_OPTIONS)
       problems.push(`expect.fingerprint.options: 2–${MAX_OPTIONS} options for a choice`);
     else if (options.some((o) => typeof o !== "string" || o.trim() === "" || o.length > MAX_OPTION_CHARS))
       problems.push(`expect.fingerprint.options: each a non-empty string of at most ${MAX_OPTION_CHARS} characters`);
-  } else if (spec.options !== undefined) problems.push("expect.fingerprint.options: only for form choice");
+  } else if ("options" in spec && spec.options !== undefined) problems.push("expect.fingerprint.options: only for form choice");
   if (sample.request.temperature !== 0)
     problems.push("request.temperature: must be 0 (a fingerprint is the answer a model gives at temperature 0)");
   const limits = TOKEN_LIMITS.filter((k) => sample.request[k] !== undefined);

@@ -23,14 +23,18 @@ function contentText(content: unknown): string | null {
 }
 
 /** Where the prompt lives: the last user message of `messages` or `input`, or `input` itself when it is a string. */
-function promptSlot(request: Record<string, unknown>): { list: "messages" | "input"; index: number } | { list: "input"; index: -1 } | null {
+type Slot =
+  | { list: "messages" | "input"; items: unknown[]; index: number; message: Record<string, unknown> }
+  | { list: "input"; text: string };
+
+function promptSlot(request: Record<string, unknown>): Slot | null {
   for (const list of ["messages", "input"] as const) {
     const items = request[list];
-    if (list === "input" && typeof items === "string") return { list, index: -1 };
+    if (list === "input" && typeof items === "string") return { list, text: items };
     if (!Array.isArray(items)) continue;
-    for (let i = items.length - 1; i >= 0; i--) {
-      const m = items[i];
-      if (isRecord(m) && m.role === "user" && contentText(m.content) !== null) return { list, index: i };
+    for (let index = items.length - 1; index >= 0; index--) {
+      const message: unknown = items[index];
+      if (isRecord(message) && message.role === "user" && contentText(message.content) !== null) return { list, items, index, message };
     }
   }
   return null;
@@ -40,18 +44,16 @@ function promptSlot(request: Record<string, unknown>): { list: "messages" | "inp
 export function promptText(request: Record<string, unknown>): string | null {
   const slot = promptSlot(request);
   if (slot === null) return null;
-  if (slot.index === -1) return request.input as string;
-  const items = request[slot.list] as unknown[];
-  return contentText((items[slot.index] as Record<string, unknown>).content);
+  return "text" in slot ? slot.text : contentText(slot.message.content);
 }
 
 /** The request with its prompt replaced by `text` (a copy; the request is never changed). */
 export function withPhrasing(request: Record<string, unknown>, text: string): Record<string, unknown> {
   const slot = promptSlot(request);
   if (slot === null) return request;
-  if (slot.index === -1) return { ...request, input: text };
-  const items = [...(request[slot.list] as unknown[])];
-  items[slot.index] = { ...(items[slot.index] as Record<string, unknown>), content: text };
+  if ("text" in slot) return { ...request, input: text };
+  const items = [...slot.items];
+  items[slot.index] = { ...slot.message, content: text };
   return { ...request, [slot.list]: items };
 }
 
@@ -73,7 +75,7 @@ export function pickPhrasing(
 ): { request: Record<string, unknown>; variant: string } {
   const all = phrasings(sample);
   if (all.length === 0) return { request: sample.request, variant: "" };
-  const text = all[Math.min(all.length - 1, Math.floor(rng() * all.length))] as string;
+  const text = all[Math.min(all.length - 1, Math.floor(rng() * all.length))] ?? "";
   return { request: withPhrasing(sample.request, text), variant: variantKey(text) };
 }
 

@@ -1,5 +1,5 @@
 // The SPEC §5 state machine as one pure function: (health, event, policy, now) → (health, effects).
-import { type FingerprintTrack, failingReferences, stepFingerprint, tallyAnswers } from "../fingerprint/track";
+import { type FingerprintStep, type FingerprintTrack, failingReferences, stepFingerprint, tallyAnswers } from "../fingerprint/track";
 import { stepShape } from "../shape/shape";
 import type { AdminState } from "../types";
 import { stepUsage } from "../usage/usage";
@@ -274,7 +274,7 @@ function trackRelay(d: Draft, r: HealthProbe, passed: boolean, inService: boolea
     d.h.fingerprints = { ...d.h.fingerprints, [r.sampleId]: track };
     const before = was ? failingReferences(was) : [];
     const after = failingReferences(track);
-    if ((before.length === 0) !== (after.length === 0)) fingerprintEffect(d, r, track, after);
+    if ((before.length === 0) !== (after.length === 0)) fingerprintEffect(d, r, r.fingerprint, track, after);
   }
   if (r.usage) d.h.usage = { ...d.h.usage, [r.sampleId]: stepUsage(d.h.usage[r.sampleId], r.usage, inService && passed) };
   if (r.shape) {
@@ -290,8 +290,13 @@ function trackRelay(d: Draft, r: HealthProbe, passed: boolean, inService: boolea
   }
 }
 
-function fingerprintEffect(d: Draft, r: HealthProbe, track: FingerprintTrack, references: Array<"own" | "peers">): void {
-  const step = r.fingerprint as NonNullable<HealthProbe["fingerprint"]>;
+function fingerprintEffect(
+  d: Draft,
+  r: HealthProbe,
+  step: FingerprintStep,
+  track: FingerprintTrack,
+  references: Array<"own" | "peers">,
+): void {
   const variant = track.variants[step.variant];
   const anchor = Object.entries(variant?.anchor.shares ?? {})
     .sort((a, b) => b[1] - a[1])

@@ -152,18 +152,15 @@ export function describeShapeChange(from: string, to: string): string {
 }
 
 /** Health's `shape` as stored → typed; null (start over) when unreadable. */
-export function parseShapeTrack(v: unknown): ShapeTrack | null {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return null;
-  const r = v as Record<string, unknown>;
+export function parseShapeTrack(r: unknown): ShapeTrack | null {
+  if (typeof r !== "object" || r === null || Array.isArray(r)) return null;
   const finite = (x: unknown): x is number => typeof x === "number" && Number.isFinite(x);
   const shares: Record<string, number> = {};
-  if (typeof r.shares === "object" && r.shares !== null)
+  if ("shares" in r && typeof r.shares === "object" && r.shares !== null)
     for (const [k, s] of Object.entries(r.shares)) if (finite(s) && s > 0 && s <= 1) shares[k] = s;
-  return {
-    shares,
-    n: finite(r.n) ? Math.min(SHAPE_MAX, Math.max(0, Math.floor(r.n))) : 0,
-    strangers: finite(r.strangers) ? Math.max(0, Math.floor(r.strangers)) : 0,
-    changedAt: finite(r.changedAt) ? r.changedAt : null,
-    changedTo: typeof r.changedTo === "string" ? r.changedTo : null,
-  };
+  const n = "n" in r && finite(r.n) ? Math.min(SHAPE_MAX, Math.max(0, Math.floor(r.n))) : 0;
+  const strangers = "strangers" in r && finite(r.strangers) ? Math.max(0, Math.floor(r.strangers)) : 0;
+  const changedAt = "changedAt" in r && finite(r.changedAt) ? r.changedAt : null;
+  const changedTo = "changedTo" in r && typeof r.changedTo === "string" ? r.changedTo : null;
+  return { shares, n, strangers, changedAt, changedTo };
 }
