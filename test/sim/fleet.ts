@@ -5,6 +5,7 @@
 import {
   computeTable,
   DEFAULT_HEALTH_POLICY,
+  type FingerprintStep,
   type Health,
   type HealthEffect,
   type HealthPolicy,
@@ -19,6 +20,7 @@ import {
   sampleOffsetsMs,
   type TableRoute,
   transition,
+  type UsageStep,
   weightFactor,
 } from "../../packages/core/src/index";
 import type { AdminState, Tier } from "../../packages/core/src/types";
@@ -33,6 +35,12 @@ export interface SimOutcome {
   latencyMs: number;
   /** Characters of the answer, for the line's length tracks; absent: not tracked. */
   contentLength?: number;
+  /** What a relay can fake: the scorer's fingerprint and usage steps and the answer's shape signature. */
+  fingerprint?: FingerprintStep | null;
+  usage?: UsageStep | null;
+  shape?: string | null;
+  /** Failed check names, for the figures (e.g. "usage"). */
+  failedChecks?: string[];
 }
 
 export interface SimSample {
@@ -41,6 +49,16 @@ export interface SimSample {
 }
 
 export type ProbeKind = "scheduled" | "reprobe";
+
+/** What the prober knows besides the line's own health: its route mates naming the same model (their health, as the shell reads it). */
+export interface RespondContext {
+  lineId: string;
+  tier: Tier;
+  /** Route mates with the same `model`, at the time of the probe. */
+  peers: () => Array<{ lineId: string; tier: Tier; health: Health }>;
+  /** The line's regular probe interval and its samples (fingerprint thresholds are chosen for them). */
+  intervalMs: number;
+}
 
 export interface FleetLine {
   id: string;
@@ -51,8 +69,12 @@ export interface FleetLine {
   dailyQuota?: number | null;
   probeBudgetPct?: number;
   adminState?: AdminState;
+  /** The model the line names: route mates naming the same one are its peers (default: all name the same). */
+  model?: string;
+  /** The line joins the route (registered, probed, in the table) at this time; default: at the start. */
+  joinAt?: number;
   /** The upstream: what a probe of `sample` started at `at` gets (scored against the line's `health`, as the prober does). */
-  respond: (sample: SimSample, at: number, kind: ProbeKind, health: Health) => SimOutcome;
+  respond: (sample: SimSample, at: number, kind: ProbeKind, health: Health, ctx: RespondContext) => SimOutcome;
 }
 
 export interface FleetOptions {
@@ -87,6 +109,9 @@ interface LineState {
   tickGen: number;
   probes: { scheduled: number; reprobe: number; fast: number };
   factors: Array<{ at: number; factor: number }>;
+  /** Results with what the figures need, in order. */
+  log: Array<{ at: number; kind: ProbeKind; sampleId: string; passed: boolean; failedChecks: string[] }>;
+  joined: boolean;
 }
 
 export class Fleet {
@@ -103,7 +128,8 @@ export class Fleet {
     this.policy = opts.policy ?? DEFAULT_HEALTH_POLICY;
     this.rng = mulberry32(opts.seed ?? 1);
     for (const line of opts.lines) {
-      const health = initialHealth(opts.start, line.adminState ?? "active");
+      const joinAt = Math.max(opts.start, line.joinAt ?? opts.start);
+      const health = initialHealth(joinAt, line.adminState ?? "active");
       this.lines.set(line.id, {
         line,
         health,
@@ -112,11 +138,21 @@ export class Fleet {
         tickAt: null,
         tickGen: 0,
         probes: { scheduled: 0, reprobe: 0, fast: 0 },
-        factors: [{ at: opts.start, factor: weightFactor(health) }],
+        factors: [{ at: joinAt, factor: weightFactor(health) }],
+        log: [],
+        joined: joinAt <= opts.start,
       });
     }
     this.publish({ reason: "line_set", probeIds: [] });
-    for (const s of this.lines.values()) this.startProbing(s);
+    for (const s of this.lines.values()) {
+      if (s.joined) this.startProbing(s);
+      else
+        this.clock.at(s.factors[0]?.at ?? opts.start, () => {
+          s.joined = true;
+          this.publish({ reason: "line_set", probeIds: [] });
+          this.startProbing(s);
+        });
+    }
   }
 
   get now(): number {
@@ -137,6 +173,11 @@ export class Fleet {
 
   factorTimeline(lineId: string) {
     return [...this.state(lineId).factors];
+  }
+
+  /** Every probe result of a line, in the order they were applied. */
+  results(lineId: string) {
+    return [...this.state(lineId).log];
   }
 
   get table(): PublishedTable {
@@ -220,7 +261,7 @@ export class Fleet {
     if (kind === "reprobe") s.probes.reprobe++;
     else if (fast) s.probes.fast++;
     else s.probes.scheduled++;
-    const out = s.line.respond(sample, startedAt, kind, s.health);
+    const out = s.line.respond(sample, startedAt, kind, s.health, this.context(s));
     const hard = out.hardFailure || out.latencyMs > sample.timeoutMs;
     const result = {
       id: `${s.line.id}:${++this.seq}`,
@@ -230,15 +271,39 @@ export class Fleet {
       hardFailure: hard,
       startedAt,
       ...(out.contentLength !== undefined && !hard ? { contentLength: out.contentLength } : {}),
+      ...(out.fingerprint && !hard ? { fingerprint: out.fingerprint } : {}),
+      ...(out.usage && !hard ? { usage: out.usage } : {}),
+      ...(out.shape && !hard ? { shape: out.shape } : {}),
     };
     const doneAt = startedAt + Math.min(out.latencyMs, sample.timeoutMs);
     this.clock.at(doneAt, () => {
+      s.log.push({ at: startedAt, kind, sampleId: sample.id, passed: result.passed, failedChecks: hard ? [] : (out.failedChecks ?? []) });
       s.results.push({ score: result.score, startedAt });
       const cut = this.now - 10 * 60_000;
       while (s.results.length > 0 && s.results[0]!.startedAt < cut) s.results.shift();
       const ls = lineScore(s.results, this.now) ?? result.score;
       this.apply(s, transition(s.health, { type: "probe", result, lineScore: ls, intervalMs: this.interval(s) }, this.policy, this.now));
     });
+  }
+
+  private context(s: LineState): RespondContext {
+    const model = s.line.model ?? "";
+    return {
+      lineId: s.line.id,
+      tier: s.line.tier,
+      intervalMs: probeIntervalMs(
+        {
+          probeIntervalSec: s.line.probeIntervalSec ?? 45,
+          dailyQuota: s.line.dailyQuota ?? null,
+          probeBudgetPct: s.line.probeBudgetPct ?? 5,
+        },
+        this.opts.samples.length,
+      ),
+      peers: () =>
+        [...this.lines.values()]
+          .filter((o) => o !== s && o.joined && (o.line.model ?? "") === model)
+          .map((o) => ({ lineId: o.line.id, tier: o.line.tier, health: o.health })),
+    };
   }
 
   private apply(s: LineState, t: ReturnType<typeof transition>): void {
@@ -291,14 +356,16 @@ export class Fleet {
   }
 
   private publish(cause: { reason: string; probeIds: string[] }): void {
-    const members = [...this.lines.values()].map((s) => ({
-      lineId: s.line.id,
-      tier: s.line.tier,
-      baseWeight: s.line.baseWeight,
-      factor: weightFactor(s.health),
-      maxShare: s.line.maxShare ?? null,
-      adminState: s.line.adminState ?? "active",
-    }));
+    const members = [...this.lines.values()]
+      .filter((s) => s.joined)
+      .map((s) => ({
+        lineId: s.line.id,
+        tier: s.line.tier,
+        baseWeight: s.line.baseWeight,
+        factor: weightFactor(s.health),
+        maxShare: s.line.maxShare ?? null,
+        adminState: s.line.adminState ?? "active",
+      }));
     const next = computeTable({ route: this.opts.route, members });
     const r = publishTable(this.tables[this.tables.length - 1] ?? null, next, this.now, cause);
     if (r.changed) this.tables.push(r.table);

@@ -8,12 +8,17 @@ import { fnv1a32 } from "@linewatch/core";
 import { parse } from "yaml";
 import {
   type BaselineEntry,
+  bodyFields,
   computeBaseline,
   fillTemplate,
   openAiChatAdapter,
   type ProbeObservation,
   type SampleExpect,
   scoreProbe,
+  shapeSignature,
+  type UsageClaim,
+  type UsageInput,
+  type UsageJudgment,
 } from "../../packages/core/src/index";
 import { VirtualLine } from "../../packages/lab/src/line";
 import type { FaultSetting } from "../../packages/lab/src/modes";
@@ -48,6 +53,17 @@ export interface ScoredOutcome {
   latencyMs: number;
   reasons: string[];
   contentLength: number;
+  /** The usage judgment, when the caller asked for one. */
+  usageJudgment?: UsageJudgment;
+  /** The answer's shape signature, when the caller gave a body rewrite (identity included); null otherwise. */
+  shape?: string | null;
+  failedChecks: string[];
+}
+
+/** The usage check of a probe: what the relay reports for the true counts, and the references it is held to. */
+export interface UsageProbe {
+  report: (trueInput: number, trueOutput: number) => UsageClaim;
+  references: Omit<UsageInput, "answerChars" | "claimed">;
 }
 
 /** What goes wrong with one answer beside the content fault: the noise of a real upstream. */
@@ -94,12 +110,16 @@ export class LabUpstream {
     latencyMs: number,
     noise: AnswerNoise = {},
     anchoredLength: number | null = null,
+    extra: { usage?: UsageProbe; rewrite?: (body: Record<string, unknown>) => Record<string, unknown> } = {},
   ): ScoredOutcome {
+    const usageProbe = extra.usage ?? null;
+    let shape: string | null = null;
     const nonce = `lw-${hex(this.rng, 12)}`;
     const history = this.history.get(sample.name) ?? [];
     const baseline = computeBaseline(history);
     const timedOut = latencyMs > sample.timeoutMs;
     let observation: ProbeObservation;
+    let claimed: UsageClaim | null = null;
     if (noise.http500 && !timedOut) {
       observation = { status: 500, errorClass: "http_status", latencyMs, content: null, json: null, contentHash: null, nonce };
     } else if (timedOut) {
@@ -118,8 +138,16 @@ export class LabUpstream {
       const seq = this.line.arrive("chat.completions");
       const reply = this.line.reply("chat.completions", "lab-model", view, seq, fault, at);
       const scaled = { ...reply, content: scaleLength(reply.content, noise.lengthScale ?? 1) };
-      const parsed = openAiChatAdapter.parseResponse(200, JSON.stringify(chatCompletionBody(scaled)));
+      const body = chatCompletionBody(scaled);
+      const parsed = openAiChatAdapter.parseResponse(200, JSON.stringify(extra.rewrite ? extra.rewrite(body) : body));
       const content = parsed.ok ? parsed.content : null;
+      if (parsed.ok && extra.rewrite) {
+        const json = parsed.json as { id?: unknown };
+        shape = shapeSignature({ id: typeof json.id === "string" ? json.id : null, fields: bodyFields(json) });
+      }
+      // The counts of the answer as it came (after the length noise), then as the relay reports them.
+      if (usageProbe && reply.usage && content !== null)
+        claimed = usageProbe.report(reply.usage.prompt_tokens, Math.max(1, Math.ceil(content.length / 4)));
       observation = {
         status: 200,
         errorClass: parsed.ok ? null : parsed.errorClass,
@@ -130,7 +158,13 @@ export class LabUpstream {
         nonce,
       };
     }
-    const scored = scoreProbe({ expect: sample.expect, observation, baseline, anchoredLength });
+    const scored = scoreProbe({
+      expect: sample.expect,
+      observation,
+      baseline,
+      anchoredLength,
+      ...(usageProbe && claimed ? { usage: { ...usageProbe.references, claimed } } : {}),
+    });
     history.unshift({
       contentLength: scored.contentLength,
       latencyMs: observation.latencyMs,
@@ -147,6 +181,9 @@ export class LabUpstream {
       latencyMs: observation.latencyMs,
       reasons: scored.reasons,
       contentLength: scored.contentLength,
+      ...(scored.usage ? { usageJudgment: scored.usage } : {}),
+      shape: scored.hardFailure ? null : shape,
+      failedChecks: scored.checks.filter((c) => c.verdict === "fail").map((c) => c.name),
     };
   }
 }

@@ -2,7 +2,7 @@
 // (real answers under a content fault, scored by core's scorer).
 import { anchoredLength, type Health } from "../../packages/core/src/index";
 import type { FaultSetting } from "../../packages/lab/src/modes";
-import type { ProbeKind, SimOutcome, SimSample } from "./fleet";
+import type { ProbeKind, RespondContext, SimOutcome, SimSample } from "./fleet";
 import { type AnswerNoise, LabUpstream, loadShippedSamples, type ShippedSample } from "./lab-upstream";
 import { logNormal, mulberry32 } from "./rng";
 
@@ -17,7 +17,7 @@ export const BASE_LATENCY_MS: Record<string, number> = {
   "travel-minutes": 800,
 };
 
-export type Respond = (sample: SimSample, at: number, kind: ProbeKind, health?: Health) => SimOutcome;
+export type Respond = (sample: SimSample, at: number, kind: ProbeKind, health?: Health, ctx?: RespondContext) => SimOutcome;
 
 export const healthy = (seed = 1): Respond => {
   const rng = mulberry32(seed);

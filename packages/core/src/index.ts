@@ -1,3 +1,4 @@
+export * from "./fingerprint/index";
 export * from "./health/index";
 export * from "./live/index";
 export * from "./random";
@@ -5,5 +6,7 @@ export * from "./replay/index";
 export * from "./schedule/index";
 export * from "./score-tone";
 export * from "./scoring/index";
+export * from "./shape/index";
 export * from "./tables/index";
 export * from "./types";
+export * from "./usage/index";

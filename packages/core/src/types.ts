@@ -1,4 +1,5 @@
 // Domain types shared by every part of linewatch (SPEC §2–§4). Plain data, JSON-serialisable.
+import type { FingerprintExpect } from "./fingerprint/normalize";
 import type { ProbeCheck } from "./scoring/checks";
 
 export const TIERS = ["paid", "free"] as const;
@@ -56,6 +57,8 @@ export interface SampleExpect {
   nonce?: boolean;
   varies?: boolean;
   maxLatencyMs?: number;
+  /** A fingerprint sample: its short answers are anchored and compared (docs/scoring.md#what-a-relay-can-fake). */
+  fingerprint?: FingerprintExpect;
 }
 
 export interface Sample {
@@ -67,6 +70,8 @@ export interface Sample {
   /** Protocol body without `model`; strings may hold {{nonce}} and {{now}}. */
   request: Record<string, unknown>;
   expect: SampleExpect;
+  /** Other phrasings of the request's prompt, rotated from probe to probe (fingerprint/variants.ts). */
+  variants?: string[];
   timeoutMs: number | null;
   weight: number;
   createdAt: string;

@@ -1,4 +1,7 @@
 // A flat view of a health record for GET /v1/lines/:id/health and the dashboard.
+import type { FingerprintReference } from "../fingerprint/judge";
+import { failingReferences, tallyAnswers } from "../fingerprint/track";
+import { usualShape } from "../shape/shape";
 import { contentThreshold, hardThreshold, worstSample } from "./evidence";
 import type { Health, HealthState } from "./health-types";
 import { anchoredLength } from "./lengths";
@@ -35,6 +38,28 @@ export interface HealthView {
   };
   /** Per sample: the anchored usual answer length (chars), null while it is being learned, and the recent one. */
   lengths: Record<string, { anchored: number | null; recent: number | null }>;
+  /**
+   * Per fingerprint sample (docs/scoring.md#what-a-relay-can-fake): its statistics against the line's
+   * own anchors and its paid peers', the threshold, which are failing, and per phrasing the anchored
+   * answers (share of each) and the latest (count of each).
+   */
+  fingerprints: Record<
+    string,
+    {
+      own: number;
+      peers: number;
+      threshold: number;
+      failing: FingerprintReference[];
+      variants: Record<
+        string,
+        { anchor: Array<{ answer: string; share: number }>; answers: number; latest: Array<{ answer: string; count: number }> }
+      >;
+    }
+  >;
+  /** Per sample: the anchored prompt tokens per phrasing and completion tokens per character (null while learned). */
+  usage: Record<string, { promptTokens: Record<string, number | null>; tokensPerChar: number | null }>;
+  /** The answers' usual protocol shape and the latest change; null before the first answer. */
+  shape: { usual: string | null; answers: number; changedAt: number | null; changedTo: string | null } | null;
   nextTickAt: number | null;
 }
 
@@ -68,6 +93,27 @@ export function describeHealth(h: Health, policy: HealthPolicy): HealthView {
       anchored: roundOrNull(anchoredLength(t)),
       recent: roundOrNull(t.recent === null ? null : Math.exp(t.recent)),
     })),
+    fingerprints: mapValues(h.fingerprints, (t) => ({
+      own: round2(t.own),
+      peers: round2(t.peers),
+      threshold: round2(t.threshold),
+      failing: failingReferences(t),
+      variants: mapValues(t.variants, (v) => ({
+        anchor: Object.entries(v.anchor.shares)
+          .sort((a, b) => b[1] - a[1])
+          .map(([answer, share]) => ({ answer, share: round4(share) })),
+        answers: v.anchor.n,
+        latest: tallyAnswers(v.recent),
+      })),
+    })),
+    usage: mapValues(h.usage, (u) => ({
+      promptTokens: mapValues(u.prompt, (a) => (a.anchor === null ? null : Math.round(a.anchor * 10) / 10)),
+      tokensPerChar: u.ratio.anchor === null ? null : round4(u.ratio.anchor),
+    })),
+    shape:
+      h.shape === null
+        ? null
+        : { usual: usualShape(h.shape), answers: h.shape.n, changedAt: h.shape.changedAt, changedTo: h.shape.changedTo },
     nextTickAt: nextTickAt(h, policy),
   };
 }

@@ -1,5 +1,9 @@
 // The per-line health record (SPEC §5): plain JSON, persisted by the shell, restart-safe.
+import type { FingerprintReference } from "../fingerprint/judge";
+import type { FingerprintStep, FingerprintTrack } from "../fingerprint/track";
+import type { ShapeTrack } from "../shape/shape";
 import type { AdminState, ProbeResult } from "../types";
+import type { UsageStep, UsageTrack } from "../usage/usage";
 
 export const HEALTH_STATES = ["healthy", "degraded", "cooldown", "probation", "drained", "disabled"] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
@@ -99,11 +103,24 @@ export interface Health {
   reprobe: { at: number; sampleId: string; probeId: string } | null;
   /** Since when live traffic has said the line is failing (consecutive suspect judgments); null: it does not. */
   liveSuspectSince: number | null;
+  /** Per fingerprint sample: its anchored answers per phrasing and its two statistics (docs/scoring.md#what-a-relay-can-fake). */
+  fingerprints: Record<string, FingerprintTrack>;
+  /** Per sample: the prompt tokens (per phrasing) and completion tokens per character the line reports. */
+  usage: Record<string, UsageTrack>;
+  /** The protocol shape of the line's answers; null before its first. */
+  shape: ShapeTrack | null;
 }
 
 /** What the health machine needs of a probe result. */
 export type HealthProbe = Pick<ProbeResult, "id" | "sampleId" | "score" | "passed" | "hardFailure" | "startedAt"> &
-  Partial<Pick<ProbeResult, "contentLength">>;
+  Partial<Pick<ProbeResult, "contentLength">> & {
+    /** The scorer's fingerprint judgment's `step` (a fingerprint sample's answer); absent: none. */
+    fingerprint?: FingerprintStep | null;
+    /** The scorer's usage judgment's `step`; absent: the answer reported no usage, or it was not judged. */
+    usage?: UsageStep | null;
+    /** shapeSignature() of the answer; absent: no answer (a hard failure) or not read. */
+    shape?: string | null;
+  };
 
 export type HealthEvent =
   /**
@@ -156,7 +173,24 @@ export type HealthEffect =
   /** Probe `sampleId` again at `at` to confirm a first failure. */
   | { kind: "reprobe"; at: number; sampleId: string; probeIds: string[] }
   /** Probe at the fast interval (probeIntervalMs with fast: true) until `until`. */
-  | { kind: "fast_probe_until"; until: number; probeIds: string[] };
+  | { kind: "fast_probe_until"; until: number; probeIds: string[] }
+  /**
+   * A fingerprint sample's statistic reached its threshold (`moved`: true; its answers fail the check
+   * from now on) or fell back below it (false). `detail` says which anchor, its answers and the latest.
+   */
+  | {
+      kind: "fingerprint";
+      sampleId: string;
+      moved: boolean;
+      references: FingerprintReference[];
+      detail: string;
+      /** The phrasing's anchored answers (share of each) and the latest answers to it (count of each). */
+      anchor: Array<{ answer: string; share: number }>;
+      now: Array<{ answer: string; count: number }>;
+      probeIds: string[];
+    }
+  /** The answers' protocol shape changed (shape.ts): shown, and the line is probed fast (a fast_probe_until follows). */
+  | { kind: "shape_change"; from: string; to: string; detail: string; probeIds: string[] };
 
 export interface Transition {
   health: Health;

@@ -1,6 +1,9 @@
 // Health as stored (JSON in line_health.health) → core's Health, once, where a row enters the program.
 // Records written by an older version lack newer fields: those get their initial values here, so the
 // state machine only ever sees a whole Health.
+import { parseFingerprintTracks } from "../fingerprint/parse";
+import { parseShapeTrack } from "../shape/shape";
+import { parseUsageTracks } from "../usage/parse";
 import { type Evidence, HEALTH_STATES, type Health, type LengthTrack, type Phase } from "./health-types";
 import { initialHealth } from "./transition";
 import { isAdminPhase } from "./weight-factor";
@@ -105,6 +108,9 @@ export function parseHealth(stored: unknown): Health | null {
       : [],
     fastProbeUntil: numOrNull(stored.fastProbeUntil),
     liveSuspectSince: numOrNull(stored.liveSuspectSince),
+    fingerprints: parseFingerprintTracks(stored.fingerprints),
+    usage: parseUsageTracks(stored.usage),
+    shape: parseShapeTrack(stored.shape),
     reprobe:
       reprobe && typeof reprobe.sampleId === "string" && typeof reprobe.probeId === "string" && numOrNull(reprobe.at) !== null
         ? { at: reprobe.at as number, sampleId: reprobe.sampleId, probeId: reprobe.probeId }

@@ -1,5 +1,8 @@
 // The SPEC §5 state machine as one pure function: (health, event, policy, now) → (health, effects).
+import { type FingerprintStep, type FingerprintTrack, failingReferences, stepFingerprint, tallyAnswers } from "../fingerprint/track";
+import { stepShape } from "../shape/shape";
 import type { AdminState } from "../types";
+import { stepUsage } from "../usage/usage";
 import {
   addEvidence,
   contentThreshold,
@@ -49,6 +52,9 @@ export function initialHealth(
     fastProbeUntil: null,
     reprobe: null,
     liveSuspectSince: null,
+    fingerprints: {},
+    usage: {},
+    shape: null,
   };
 }
 
@@ -168,7 +174,9 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   if (outcome === "pass") {
     // Anchors learn only from a line healthy at full weight; the recent mean from every pass.
     const learn = before.state === "healthy" && d.h.factor >= 1;
-    if (r.contentLength !== undefined) {
+    // A fingerprint answer is a word or a number: its length says nothing about truncation, and
+    // "owl" for "dolphin" must not read as a shorter answer (docs/scoring.md#what-a-relay-can-fake).
+    if (r.contentLength !== undefined && !r.fingerprint) {
       const was = d.h.lengths[r.sampleId];
       const track = trackLength(was, r.contentLength, learn);
       // Answers of a steady length settle the track: the record is then shared, not copied.
@@ -181,6 +189,7 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
     d.h.passStreak = [];
     d.h.failStreak = keepLast([...d.h.failStreak, r.id], FAILURES_KEPT);
   }
+  trackRelay(d, r, outcome === "pass", before.state === "healthy" && d.h.factor >= 1);
 
   switch (before.state) {
     case "healthy":
@@ -252,8 +261,81 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
   }
 }
 
+/**
+ * What a relay can fake (docs/scoring.md#what-a-relay-can-fake): the fingerprint, usage and shape
+ * tracks step with every answer; their anchors learn only from a line healthy at full weight
+ * (`inService`), fingerprints and usage only from passing probes. A fingerprint decision itself
+ * reached the evidence above already: the scorer failed the probe's `fingerprint` check.
+ */
+function trackRelay(d: Draft, r: HealthProbe, passed: boolean, inService: boolean): void {
+  if (r.fingerprint) {
+    const was = d.h.fingerprints[r.sampleId];
+    const track = stepFingerprint(was, r.fingerprint, inService && passed);
+    d.h.fingerprints = { ...d.h.fingerprints, [r.sampleId]: track };
+    const before = was ? failingReferences(was) : [];
+    const after = failingReferences(track);
+    if ((before.length === 0) !== (after.length === 0)) fingerprintEffect(d, r, r.fingerprint, track, after);
+  }
+  if (r.usage) d.h.usage = { ...d.h.usage, [r.sampleId]: stepUsage(d.h.usage[r.sampleId], r.usage, inService && passed) };
+  if (r.shape) {
+    const { track, change } = stepShape(d.h.shape ?? undefined, r.shape, inService, d.now);
+    d.h.shape = track;
+    if (change) {
+      d.effects.push({ kind: "shape_change", from: change.from, to: change.to, detail: change.detail, probeIds: [r.id] });
+      // Like a trend alert: look closer, sooner; the change decides nothing by itself.
+      const until = Math.max(d.h.fastProbeUntil ?? 0, d.now + d.policy.fastProbeMs);
+      d.h.fastProbeUntil = until;
+      d.effects.push({ kind: "fast_probe_until", until, probeIds: [r.id] });
+    }
+  }
+}
+
+function fingerprintEffect(
+  d: Draft,
+  r: HealthProbe,
+  step: FingerprintStep,
+  track: FingerprintTrack,
+  references: Array<"own" | "peers">,
+): void {
+  const variant = track.variants[step.variant];
+  const anchor = Object.entries(variant?.anchor.shares ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .map(([answer, share]) => ({ answer, share: Math.round(share * 1000) / 1000 }));
+  const now = tallyAnswers(variant?.recent ?? []);
+  const moved = references.length > 0;
+  const notes = step.moved ?? [];
+  const detail = moved
+    ? `fingerprint of sample ${r.sampleId}: ${notes.length > 0 ? notes.map((m) => m.detail).join("; ") : `evidence ${round1(Math.max(track.own, track.peers))} ≥ ${round1(track.threshold)}`}`
+    : `fingerprint of sample ${r.sampleId} back under its threshold (own ${round1(track.own)}, peers ${round1(track.peers)} < ${round1(track.threshold)})`;
+  const first = notes[0];
+  d.effects.push({
+    kind: "fingerprint",
+    sampleId: r.sampleId,
+    moved,
+    references,
+    detail,
+    anchor: first?.anchor ?? anchor,
+    now: first?.now ?? now,
+    probeIds: [r.id],
+  });
+}
+
+/** "; fingerprints moved: fp-animal (own, peers)" for a cause, when samples' fingerprints are failing. */
+function fingerprintNote(h: Health): string {
+  const moved = Object.entries(h.fingerprints).flatMap(([sampleId, t]) => {
+    const refs = failingReferences(t);
+    return refs.length > 0 ? [`${sampleId} (${refs.join(", ")})`] : [];
+  });
+  return moved.length > 0 ? `; fingerprints moved: ${moved.join(", ")}` : "";
+}
+
 /** The cause when the evidence crosses a threshold; null while it does not. */
 function failing(d: Draft, content: number, hard: number): Cause | null {
+  const cause = failingCause(d, content, hard);
+  return cause === null ? null : { ...cause, detail: `${cause.detail}${fingerprintNote(d.h)}` };
+}
+
+function failingCause(d: Draft, content: number, hard: number): Cause | null {
   const e = d.h.evidence;
   const probeIds = [...d.h.failStreak];
   const worst = worstSample(e);

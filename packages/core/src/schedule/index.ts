@@ -1,3 +1,4 @@
 export * from "./applicable-samples";
+export * from "./interleave";
 export * from "./jitter";
 export * from "./probe-interval";

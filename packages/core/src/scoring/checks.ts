@@ -13,6 +13,10 @@ export const CHECK_NAMES = [
   "answer",
   "nonce",
   "varies",
+  /** A fingerprint sample's answers left the line's own or its paid peers' (fingerprint/judge.ts). */
+  "fingerprint",
+  /** The reported usage is more than the same prompt costs elsewhere (usage/usage.ts). */
+  "usage",
 ] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 

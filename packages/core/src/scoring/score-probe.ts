@@ -1,5 +1,7 @@
 // Scoring one probe (SPEC §4): five components, a weighted score, pass/fail, reasons in words.
+import { type FingerprintInput, type FingerprintJudgment, judgeFingerprint } from "../fingerprint/judge";
 import type { ErrorClass, SampleExpect, ScoreComponents } from "../types";
+import { judgeUsage, type UsageInput, type UsageJudgment } from "../usage/usage";
 import type { Baseline } from "./baseline";
 import { FAILED_CHECK_SCORE, failedCheckNames, type ProbeCheck } from "./checks";
 import { scoreFields } from "./fields";
@@ -40,6 +42,13 @@ export interface ScoreProbeInput {
   /** The usual length of the route's other lines answering this sample (chars); null when none. */
   peerLength?: number | null;
   weights?: ScoreWeights;
+  /**
+   * A fingerprint sample's references (the line's track, its peers', the threshold, the phrasing
+   * sent); judged when the sample's `expect.fingerprint` is set (docs/scoring.md#what-a-relay-can-fake).
+   */
+  fingerprint?: Omit<FingerprintInput, "content" | "expect">;
+  /** The usage the upstream reported and the references it is held to; absent: no usage check. */
+  usage?: Omit<UsageInput, "answerChars">;
 }
 
 export interface ScoredProbe {
@@ -53,6 +62,10 @@ export interface ScoredProbe {
   reasons: string[];
   /** In Unicode code points. */
   contentLength: number;
+  /** The fingerprint judgment (what the health machine applies: `fingerprint.step`); absent when not judged. */
+  fingerprint?: FingerprintJudgment;
+  /** The usage judgment (`usage.step` for the health machine, `usage.billing` the evidence); absent when not judged. */
+  usage?: UsageJudgment;
 }
 
 export interface ComponentScore {
@@ -109,7 +122,16 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
     status: roundTo(clamp01(parts.status.score), 3),
     latency: roundTo(clamp01(parts.latency.score), 3),
   };
-  const checks = [...(parts.length.checks ?? []), ...(parts.fields.checks ?? []), ...(parts.freshness.checks ?? [])];
+  // What a relay can fake: judged only with the references the shell passes in.
+  const fingerprint = input.fingerprint && expect.fingerprint ? judgeFingerprint({ ...input.fingerprint, expect, content }) : undefined;
+  const usage = input.usage ? judgeUsage({ ...input.usage, answerChars: contentLength }) : undefined;
+  const checks = [
+    ...(parts.length.checks ?? []),
+    ...(parts.fields.checks ?? []),
+    ...(parts.freshness.checks ?? []),
+    ...(fingerprint ? [fingerprint.check] : []),
+    ...(usage?.check ? [usage.check] : []),
+  ];
   const failed = failedCheckNames(checks);
   const weighted = scoreFromComponents(components, input.weights ?? DEFAULT_WEIGHTS);
   const score = failed.length > 0 ? Math.min(weighted, FAILED_CHECK_SCORE) : weighted;
@@ -126,8 +148,12 @@ export function scoreProbe(input: ScoreProbeInput): ScoredProbe {
       ...parts.fields.reasons,
       ...parts.freshness.reasons,
       ...parts.latency.reasons,
+      ...(fingerprint?.check.verdict === "fail" ? [`fingerprint: ${fingerprint.check.detail}`] : []),
+      ...(usage?.check?.verdict === "fail" ? [`usage: ${usage.check.detail}`] : []),
     ],
     contentLength,
+    ...(fingerprint ? { fingerprint } : {}),
+    ...(usage ? { usage } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   type CheckName,
   type CheckVerdict,
   FAILED_CHECK_SCORE,
+  type FingerprintTrack,
   failedCheckNames,
   PASS_SCORE,
   type ProbeObservation,
@@ -13,6 +14,8 @@ import {
   type ScoredProbe,
   scoreFromComponents,
   scoreProbe,
+  type UsageTrack,
+  variantKey,
 } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
 import { cold, NONCE, observe } from "./fixtures";
@@ -24,6 +27,10 @@ interface Row {
   anchoredLength?: number | null;
   peerLength?: number | null;
   baseline?: Baseline;
+  /** A fingerprint sample's track (and request, when not FP_REQUEST). */
+  fingerprint?: { track: FingerprintTrack; request?: Record<string, unknown> };
+  /** The usage claimed, held to USAGE_40. */
+  usage?: { input: number; output: number };
   checks: [CheckName, CheckVerdict][];
   passed: boolean;
 }
@@ -35,6 +42,18 @@ const LONG_155 = "The fast train from Paris to Lyon takes about 155 minutes on m
 const NONCE_ANSWER = `${NONCE}\nTokens are echoed so a monitor can tell a freshly generated answer from a cached one.`;
 /** A warm line that usually answers in about 1.2 s, p90 1.65 s (issue 11, finding 1). */
 const P90_1650: Baseline = { lengthMedian: null, latencyP50: 1200, latencyP90: 1650, samples: 20, recentHashes: [] };
+
+/** A fingerprint sample's request, and a line whose anchored answer to it is "7" (200 answers). */
+const FP_PROMPT = "Pick a random number between 1 and 10. Answer with the number only.";
+const FP_REQUEST = { messages: [{ role: "user", content: FP_PROMPT }], max_tokens: 8, temperature: 0 };
+const sevens = (own: number): FingerprintTrack => ({
+  own,
+  peers: 0,
+  threshold: 17,
+  variants: { [variantKey(FP_PROMPT)]: { anchor: { shares: { "7": 1 }, n: 200 }, recent: [] } },
+});
+/** A line whose anchored prompt tokens for the sample are 40, and 0.25 completion tokens per character. */
+const USAGE_40: UsageTrack = { prompt: { "": { anchor: 40, n: 21, recent: [40, 41, 39] } }, ratio: { anchor: 0.25, n: 21, recent: [] } };
 
 const ROWS: Row[] = [
   // content: an empty answer (or none) fails, and is the only length check made.
@@ -305,6 +324,58 @@ const ROWS: Row[] = [
     passed: true,
   },
 
+  // fingerprint: an answer outside the anchor fails only when the statistic reaches its threshold.
+  {
+    name: "fingerprint: the anchored answer",
+    expect: { fingerprint: { form: "number" } },
+    observation: observe("7"),
+    fingerprint: { track: sevens(0) },
+    checks: [["fingerprint", "pass"]],
+    passed: true,
+  },
+  {
+    name: "fingerprint: one other answer is nondeterminism, not a failure",
+    expect: { fingerprint: { form: "number" } },
+    observation: observe("I'd pick 3."),
+    fingerprint: { track: sevens(0) },
+    checks: [["fingerprint", "pass"]],
+    passed: true,
+  },
+  {
+    name: "fingerprint: another answer takes the evidence over its threshold",
+    expect: { fingerprint: { form: "number" } },
+    observation: observe("3"),
+    fingerprint: { track: sevens(16) },
+    checks: [["fingerprint", "fail"]],
+    passed: false,
+  },
+  {
+    name: "fingerprint: a sample at temperature 0.7 is broken",
+    expect: { fingerprint: { form: "number" } },
+    observation: observe("3"),
+    fingerprint: { track: sevens(16), request: { ...FP_REQUEST, temperature: 0.7 } },
+    checks: [["fingerprint", "broken"]],
+    passed: true,
+  },
+
+  // usage: prompt tokens against the line's anchor, completion tokens against the answer's length.
+  {
+    name: "usage: 2 tokens over the anchor is honest",
+    expect: {},
+    observation: observe("x".repeat(40)),
+    usage: { input: 42, output: 11 },
+    checks: [["usage", "pass"]],
+    passed: true,
+  },
+  {
+    name: "usage: ×1.2 prompt tokens fail",
+    expect: {},
+    observation: observe("x".repeat(40)),
+    usage: { input: 48, output: 10 },
+    checks: [["usage", "fail"]],
+    passed: false,
+  },
+
   // Latency is not a check: it lowers the score only.
   {
     name: "latency: twice maxLatencyMs",
@@ -368,6 +439,19 @@ function run(row: Row): ScoredProbe {
     baseline: row.baseline ?? cold,
     anchoredLength: row.anchoredLength,
     peerLength: row.peerLength,
+    ...(row.fingerprint
+      ? {
+          fingerprint: {
+            request: row.fingerprint.request ?? FP_REQUEST,
+            variant: variantKey(FP_PROMPT),
+            tier: "paid" as const,
+            track: row.fingerprint.track,
+            peers: [],
+            threshold: 17,
+          },
+        }
+      : {}),
+    ...(row.usage ? { usage: { claimed: row.usage, variant: "", tier: "paid" as const, track: USAGE_40, peers: [] } } : {}),
   });
 }
 
