@@ -15,7 +15,7 @@ export const TableLineSchema = z
       .int()
       .min(0)
       .max(TOTAL_WEIGHT)
-      .openapi({ description: "Integer; a table's weights sum to 10000 (0 if lines is empty)" }),
+      .openapi({ description: "Integer; the weights of each protocol's lines sum to 10000 (0 if lines is empty)" }),
     protocol: z.string(),
     baseUrl: z.string(),
     model: z.string(),

@@ -62,6 +62,8 @@ export function probeNonce(bytes: Uint8Array): string {
   if (bytes.length < NONCE_LENGTH) throw new RangeError(`probeNonce: needs ${NONCE_LENGTH} random bytes`);
   const chars = Array.from(bytes.subarray(0, NONCE_LENGTH), (b) => NONCE_CHARS[b % 36] as string);
   chars[0] = NONCE_CHARS[(bytes[0] as number) % 26] as string;
+  // A random "lw…" start (1 in 936) would look like the old `lw-` prefix: make the second a digit.
+  if (chars[0] === "l" && chars[1] === "w") chars[1] = String((bytes[1] as number) % 10);
   if (!chars.some((c) => c >= "0" && c <= "9")) {
     chars[1 + ((bytes[1] as number) % (NONCE_LENGTH - 1))] = String((bytes[2] as number) % 10);
   }

@@ -9,7 +9,7 @@ export interface RouteTableLine {
   name: string;
   tier: string;
   state: string;
-  /** Integer; the weights of a table sum to 10000 (or the table has no lines). */
+  /** Integer; the weights of each protocol's lines sum to 10000 (or the table has no lines): docs/tables.md#protocols. */
   weight: number;
   protocol: string;
   /** Ends in `/v1` for OpenAI-compatible lines. */
