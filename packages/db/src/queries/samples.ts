@@ -11,6 +11,8 @@ export interface SampleWrite {
   routes: string[];
   request: Record<string, unknown>;
   expect: SampleExpect;
+  /** Default none. */
+  variants?: string[];
   timeoutMs: number | null;
   weight: number;
 }
@@ -23,6 +25,7 @@ export function toSample(row: SampleRow): Sample & { source: string; updatedAt: 
     routes: row.routes,
     request: row.request,
     expect: row.expect as SampleExpect,
+    variants: row.variants,
     timeoutMs: row.timeoutMs,
     weight: row.weight,
     source: row.source,
@@ -73,6 +76,7 @@ export async function upsertShippedSample(db: Db, input: SampleWrite, now: Date)
         routes: input.routes,
         request: input.request,
         expect: input.expect as Record<string, unknown>,
+        variants: input.variants ?? [],
         timeoutMs: input.timeoutMs,
         weight: input.weight,
         updatedAt: now,
