@@ -8,6 +8,7 @@ import { ReplicaHeartbeat } from "./heartbeat";
 import { LengthAnchors } from "./length-anchors";
 import { LineSamples } from "./line-samples";
 import { type ProberStats, ProbeSender } from "./probe-sender";
+import { RelayTracks } from "./relay-tracks";
 import { ResultStore } from "./result-store";
 import { isProbed, MAX_SCHEDULE_MS, ScheduleReconciler } from "./schedule-reconciler";
 
@@ -53,6 +54,7 @@ export class Prober {
   private readonly baselines = new BaselineCache();
   private readonly samples = new LineSamples();
   private readonly lengths = new LengthAnchors();
+  private readonly relay = new RelayTracks();
   private readonly heartbeats: ReplicaHeartbeat;
   private readonly reconciler: ScheduleReconciler;
   private readonly claims: DueClaims;
@@ -72,10 +74,15 @@ export class Prober {
       prepare: (claimed) => this.prepare(claimed),
       run: (row) => this.runClaimed(row),
     });
-    this.sender = new ProbeSender(deps, this.baselines, {
-      onStart: (lateMs) => hooks.onStart?.(lateMs),
-      onSent: () => this.claims.release(),
-    });
+    this.sender = new ProbeSender(
+      deps,
+      this.baselines,
+      {
+        onStart: (lateMs) => hooks.onStart?.(lateMs),
+        onSent: () => this.claims.release(),
+      },
+      rng,
+    );
     this.results = new ResultStore(deps, this.replica, this.baselines, {
       onResult: (result) => hooks.onResult(result),
       closed: () => this.claims.closed,
@@ -118,10 +125,12 @@ export class Prober {
     await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
     this.claims.reserve(samples.length);
     let notStored = 0;
+    const now = this.deps.clock.now();
     const results = await Promise.all(
       samples.map(async (sample) => {
         const lengths = this.lengths.of(snapshot, line, sample.id, this.lengths.anchored(line.id, sample.id));
-        const input = await this.sender.send({ line, sample, trigger: "manual", slot: null, lengths });
+        const relay = this.relay.of(snapshot, line, sample, samples, now);
+        const input = await this.sender.send({ line, sample, trigger: "manual", slot: null, lengths, relay });
         const stored = input ? await this.results.store(line, sample, { input, completion: null }) : null;
         if (input && !stored) notStored++;
         return stored;
@@ -145,6 +154,7 @@ export class Prober {
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
     this.lengths.record(claimed);
+    this.relay.record(claimed);
   }
 
   /** Bring the in-memory baselines of these pairs up to date (one query). A failure leaves them as they are. */
@@ -165,9 +175,11 @@ export class Prober {
       return;
     }
     const slot = row.nextAt.getTime();
+    const samples = this.samples.of(snapshot, line);
     const lengths = this.lengths.of(snapshot, line, sample.id, anchoredLength(row.lengthTrack ?? undefined));
-    const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths });
-    const interval = probeIntervalMs(line, this.samples.of(snapshot, line).length, { fast: row.fast });
+    const relay = this.relay.of(snapshot, line, sample, samples, this.deps.clock.now());
+    const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths, relay });
+    const interval = probeIntervalMs(line, samples.length, { fast: row.fast });
     const next = nextDueAt(row, interval, this.deps.clock.now(), this.rng);
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.results.store(line, sample, { input, completion });
