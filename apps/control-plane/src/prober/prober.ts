@@ -1,5 +1,12 @@
 import { anchoredLength, jitterOffsetMs, probeIntervalMs } from "@linewatch/core";
-import { type ClaimCompletion, type ClaimedProbe, deleteScheduleRow, errorSummary, type StoredProbeResult } from "@linewatch/db";
+import {
+  type ClaimCompletion,
+  type ClaimedProbe,
+  deleteScheduleRow,
+  errorSummary,
+  healthOfLines,
+  type StoredProbeResult,
+} from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { RegistryCache } from "../registry-cache";
 import { BaselineCache } from "./baseline-cache";
@@ -123,6 +130,7 @@ export class Prober {
     if (!line) return { results: [], notStored: 0 };
     const samples = this.samples.of(snapshot, line);
     await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
+    await this.syncRelay([line.id, ...this.relay.peerIds(snapshot, line)]);
     this.claims.reserve(samples.length);
     let notStored = 0;
     const now = this.deps.clock.now();
@@ -162,6 +170,13 @@ export class Prober {
     await this.baselines
       .sync(this.deps.database.db, pairs)
       .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", errorSummary(error)));
+  }
+
+  /** Read these lines' fingerprint, usage and shape tracks from health (one query). A failure leaves them as they were. */
+  private async syncRelay(lineIds: string[]): Promise<void> {
+    await healthOfLines(this.deps.database.db, lineIds)
+      .then((rows) => this.relay.recordHealth(rows))
+      .catch((error: unknown) => this.deps.logger.warn("cannot read fingerprint and usage tracks", errorSummary(error)));
   }
 
   /** Send a claimed probe, then store its result with the claim handed back for its next slot. */

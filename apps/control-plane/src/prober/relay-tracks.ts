@@ -2,6 +2,7 @@ import {
   type FingerprintPeer,
   type FingerprintTrack,
   fingerprintThreshold,
+  type Health,
   probeIntervalMs,
   type Sample,
   type ShapeTrack,
@@ -44,6 +45,21 @@ export class RelayTracks {
       setOrDelete(this.usage, key, row.usageTrack);
       setOrDelete(this.shapes, row.lineId, row.shapeTrack);
     }
+  }
+
+  /** Keep the tracks of these lines' health as read (a manual probe reads its line's and its peers'). */
+  recordHealth(rows: readonly { lineId: string; health: Health | null }[]): void {
+    for (const { lineId, health } of rows) {
+      if (!health) continue;
+      for (const [sampleId, t] of Object.entries(health.fingerprints)) this.fingerprints.set(keyOf(lineId, sampleId), t);
+      for (const [sampleId, t] of Object.entries(health.usage)) this.usage.set(keyOf(lineId, sampleId), t);
+      setOrDelete(this.shapes, lineId, health.shape);
+    }
+  }
+
+  /** The ids of a line's peers (route mates speaking its protocol and naming its model). */
+  peerIds(snapshot: RegistrySnapshot, line: CachedLine): string[] {
+    return this.peersOf(snapshot, line).map((p) => p.id);
   }
 
   /** Forget what the registry no longer has (a deleted line or sample). */

@@ -254,6 +254,43 @@ export async function probeSpend(db: Db, lineId: string, since: Date): Promise<{
   return { probes: row?.probes ?? 0, tokens: row?.tokens ?? 0 };
 }
 
+/**
+ * A line's billing evidence since `since` (docs/scoring.md#what-a-relay-can-fake): the tokens its
+ * probes' answers claimed against the tokens their references expected, per direction, summed over
+ * the probes that had a reference for that direction (so the two sums compare), and how many of its
+ * probes failed the usage check.
+ */
+export interface BillingEvidence {
+  probes: number;
+  claimedInput: number;
+  expectedInput: number;
+  claimedOutput: number;
+  expectedOutput: number;
+  usageFailures: number;
+}
+
+export async function billingEvidence(db: Db, lineId: string, since: Date): Promise<BillingEvidence> {
+  const result = await db.execute(sql`
+    select count(*)::int as probes,
+      coalesce(sum((b->>'claimedInput')::float8) filter (where b->>'expectedInput' is not null and b->>'claimedInput' is not null), 0) as claimed_input,
+      coalesce(sum((b->>'expectedInput')::float8) filter (where b->>'expectedInput' is not null and b->>'claimedInput' is not null), 0) as expected_input,
+      coalesce(sum((b->>'claimedOutput')::float8) filter (where b->>'expectedOutput' is not null and b->>'claimedOutput' is not null), 0) as claimed_output,
+      coalesce(sum((b->>'expectedOutput')::float8) filter (where b->>'expectedOutput' is not null and b->>'claimedOutput' is not null), 0) as expected_output,
+      (count(*) filter (where jsonb_typeof(r.relay->'usageFailure') = 'string'))::int as usage_failures
+    from ${probeResults} r cross join lateral (select r.relay->'billing' as b) x
+    where r.line_id = ${lineId} and r.started_at >= ${since.toISOString()}::timestamptz and jsonb_typeof(r.relay->'billing') = 'object'`);
+  const row = executeRows<Record<string, number | string>>(result)[0] ?? {};
+  const n = (k: string) => Math.round(Number(row[k] ?? 0) * 10) / 10;
+  return {
+    probes: n("probes"),
+    claimedInput: n("claimed_input"),
+    expectedInput: n("expected_input"),
+    claimedOutput: n("claimed_output"),
+    expectedOutput: n("expected_output"),
+    usageFailures: n("usage_failures"),
+  };
+}
+
 /** Delete up to `batch` results older than `before`; returns how many went. Small batches never block probes for long. */
 export async function deleteOldProbeResults(db: Db, before: Date, batch: number): Promise<number> {
   const old = db.select({ id: probeResults.id }).from(probeResults).where(lt(probeResults.startedAt, before)).limit(batch);
