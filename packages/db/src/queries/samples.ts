@@ -1,5 +1,5 @@
 import type { Protocol, Sample, SampleExpect } from "@linewatch/core";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { samples } from "../schema/index";
 
@@ -90,4 +90,13 @@ export async function upsertShippedSample(db: Db, input: SampleWrite, now: Date)
 export async function deleteSample(db: Db, id: string): Promise<boolean> {
   const deleted = await db.delete(samples).where(eq(samples.id, id)).returning({ id: samples.id });
   return deleted.length > 0;
+}
+
+/** Delete the shipped fingerprint samples no operator edited (their probe results go with them); their names. */
+export async function deleteShippedFingerprintSamples(db: Db): Promise<string[]> {
+  const deleted = await db
+    .delete(samples)
+    .where(and(eq(samples.source, "shipped"), sql`${samples.expect} ? 'fingerprint'`))
+    .returning({ name: samples.name });
+  return deleted.map((r) => r.name);
 }
