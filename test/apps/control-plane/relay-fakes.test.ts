@@ -229,3 +229,83 @@ describe("relays that answer well only what looks like a probe (two phrasings pe
     for (const r of w.lab.requests("by-header")) expect(r.headers.some(([k]) => k.toLowerCase() === "x-probe")).toBe(false);
   }, 90_000);
 });
+
+describe("the shipped starter bank", () => {
+  let cp: TestControlPlane;
+  let lab: Lab;
+  const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic-messages"] as const;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    lab = await startLab({ lines: PROTOCOLS.map((p) => ({ name: p })) });
+    cp = await startTestControlPlane({ env: { LINEWATCH_SHIPPED_FINGERPRINTS: "true" } });
+    await createRoute(cp, "chat");
+    for (const protocol of PROTOCOLS)
+      ids[protocol] = (
+        await createLine(cp, { name: protocol, protocol, baseUrl: lab.baseUrl(protocol), routes: [{ route: "chat", weight: 1 }] })
+      ).id;
+  }, 60_000);
+  afterAll(async () => {
+    await cp?.stop();
+    await cp?.testDb.dispose();
+    await lab?.close();
+  });
+
+  it.each(PROTOCOLS)(
+    "%s: the bank's ten prompts, three phrasings each, answered short and passing; the probes carry nothing that marks them",
+    async (protocol) => {
+      const samples = (
+        (await (await cp.request("/v1/samples")).json()) as {
+          samples: { name: string; protocol: string; expect: { fingerprint?: unknown }; variants: string[] }[];
+        }
+      ).samples.filter((s) => s.protocol === protocol && s.expect.fingerprint);
+      expect(samples.map((s) => s.name.replace(/^(anthropic|responses)-/, "")).sort()).toEqual(FINGERPRINT_BANK.map((p) => p.id).sort());
+      expect(samples.every((s) => s.variants.length === 2)).toBe(true);
+      const results = (await probeNow(cp, ids[protocol] as string)).filter((r) => r.sample.includes("fp-"));
+      expect(results).toHaveLength(10);
+      for (const r of results) {
+        expect(r.passed, r.sample).toBe(true);
+        expect(r.checks.find((c) => c.name === "fingerprint")?.verdict, r.sample).toBe("pass");
+        expect(r.contentLength, r.sample).toBeLessThan(40);
+      }
+      const probes = lab.requests(protocol).slice(-14);
+      for (const p of probes) {
+        const all = `${p.headers.map(([k, v]) => `${k}: ${v}`).join("\n")}\n${p.body}`;
+        expect(all.toLowerCase()).not.toContain("linewatch");
+        expect(all).not.toMatch(/\blw-/);
+      }
+      // Anthropic's current API version refuses temperature: a fingerprint probe (temperature 0) goes as a 0.x SDK does.
+      if (protocol === "anthropic-messages")
+        for (const p of probes.filter((x) => x.body.includes('"temperature":0')))
+          expect(p.headers.find(([k]) => k.toLowerCase() === "anthropic-version")?.[1]).toBe("2023-06-01");
+    },
+  );
+
+  it("a fingerprint sample without temperature 0, or with a long answer, is refused with a 400 naming the field", async () => {
+    const base = {
+      name: "my-fp",
+      protocol: "openai-chat",
+      request: { messages: [{ role: "user", content: "Pick a colour. One word." }], max_tokens: 8, temperature: 0 },
+      expect: { fingerprint: { form: "word" } },
+      variants: ["Choose a colour, one word only."],
+    };
+    const refused = async (body: unknown, field: string) => {
+      const res = await cp.request("/v1/samples", { method: "POST", json: body });
+      expect(res.status).toBe(400);
+      const err = (await res.json()) as { error: { message: string; details: { field: string }[] } };
+      expect(err.error.details.map((d) => d.field)).toContain(field);
+    };
+    await refused({ ...base, request: { ...base.request, temperature: 0.7 } }, "request.temperature");
+    await refused({ ...base, request: { ...base.request, max_tokens: 400 } }, "request.max_tokens");
+    await refused({ ...base, expect: { fingerprint: { form: "choice" } } }, "expect.fingerprint.options");
+    await refused({ ...base, variants: Array.from({ length: 9 }, (_, i) => `phrasing ${i}`) }, "variants");
+    const created = await cp.request("/v1/samples", { method: "POST", json: base });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    // A patch is checked against the sample it makes.
+    const patched = await cp.request(`/v1/samples/${id}`, { method: "PATCH", json: { request: { ...base.request, temperature: 1 } } });
+    expect(patched.status).toBe(400);
+    expect(((await patched.json()) as { error: { details: { field: string }[] } }).error.details[0]?.field).toBe("request.temperature");
+    expect((await cp.request(`/v1/samples/${id}`, { method: "DELETE" })).status).toBe(204);
+  });
+});
