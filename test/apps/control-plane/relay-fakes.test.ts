@@ -112,6 +112,7 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
     { name: "paid-b", tier: "paid" as const },
     { name: "free-sub", tier: "free" as const },
     { name: "free-usage", tier: "free" as const },
+    { name: "free-shape", tier: "free" as const },
   ];
   const names = lines.map((l) => l.name);
 
@@ -153,6 +154,20 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
     expect(events[0]?.reason).toMatch(/^usage of sample .+: inflated usage/);
   });
 
+  it("a shape change is an event and raises the probe frequency, and fails nothing by itself", async () => {
+    w.lab.setMode("free-shape", "shape-change");
+    const results = (await round(w, ["free-shape"]))["free-shape"] ?? [];
+    expect(results.every((r) => r.passed)).toBe(true);
+    const h = await health(w, "free-shape");
+    expect(h.relay.shape?.recentlyChanged).toBe(true);
+    expect(h.relay.shape?.changedTo).toMatch(/^\{uuid\} .*provider/);
+    expect(h.fastProbeUntil).not.toBeNull();
+    expect(h.weightFactor).toBe(1);
+    const events = await eventsOf(w, "free-shape", "shape_change");
+    expect(events).toHaveLength(1);
+    expect(events[0]?.reason).toMatch(/^the answers' protocol shape changed \(id chatcmpl-\{hex24\} → \{uuid\}; new fields: .*provider/);
+  });
+
   it("a line substituted mid-run goes to a factor ≤ 0.5; a fingerprint event names the moved samples (anchor's answers vs now); honest lines stay", async () => {
     w.lab.setMode("free-sub", "substitute", { share: 1, differOn: 1 });
     let rounds = 0;
@@ -175,6 +190,11 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
     expect(e?.reason).toMatch(/^fingerprint of sample .+: .+ anchor/);
     expect((e?.data.anchor as unknown[]).length).toBeGreaterThan(0);
     expect((e?.data.now as unknown[]).length).toBeGreaterThan(0);
+    // The dashboard's line page says so.
+    const page = await (await w.cp.request("/lines/free-sub")).text();
+    expect(page).toContain('data-verdict="fingerprint-moved"');
+    expect(page).toContain('id="p-fingerprints"');
+    expect(await (await w.cp.request("/lines/free-usage")).text()).toContain('data-verdict="usage-failing"');
     for (const name of ["paid-a", "paid-b"]) {
       const h = await health(w, name);
       expect(h.weightFactor, name).toBe(1);
