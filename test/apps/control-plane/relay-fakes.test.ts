@@ -62,8 +62,13 @@ interface World {
   dir: string;
 }
 
-async function startWorld(lines: { name: string; tier: "paid" | "free" }[], phrasings: number, persistent = false): Promise<World> {
-  const dir = probesDir(PROMPTS, phrasings);
+async function startWorld(
+  lines: { name: string; tier: "paid" | "free" }[],
+  phrasings: number,
+  opts: { persistent?: boolean; prompts?: string[] } = {},
+): Promise<World> {
+  const persistent = opts.persistent ?? false;
+  const dir = probesDir(opts.prompts ?? PROMPTS, phrasings);
   const lab = await startLab({ lines: lines.map((l) => ({ name: l.name })) });
   const testDb = await createTestDatabase({ persistent });
   const cp = await startTestControlPlane({
@@ -117,7 +122,7 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
   const names = lines.map((l) => l.name);
 
   beforeAll(async () => {
-    w = await startWorld(lines, 1, true);
+    w = await startWorld(lines, 1, { persistent: true });
     // Anchors: 20 answers per phrasing before the line's own and its peers' are compared with.
     for (let i = 0; i < 22; i++) await round(w, names);
   }, 120_000);
@@ -221,7 +226,8 @@ describe("relays that answer well only what looks like a probe (two phrasings pe
   ];
 
   beforeAll(async () => {
-    w = await startWorld(lines, 2);
+    // Two prompts are enough to show it (fewer probes per round: the fast suite stays fast).
+    w = await startWorld(lines, 2, { prompts: ["fp-animal", "fp-pick-fruit"] });
     // From the start: they never answer rotated phrasings (or header-less probes) with the real model.
     w.lab.setMode("by-prompt", "recognise-probes", { by: "fixed-prompt", differOn: 1 });
     w.lab.setMode("by-header", "recognise-probes", { by: "header", header: "x-probe", differOn: 1 });
