@@ -110,9 +110,14 @@ export class Prober {
     return this.reconciler.unschedulableLines();
   }
 
-  /** Make the schedule match the registry (ScheduleReconciler). */
-  reconcile(): Promise<void> {
-    return this.reconciler.reconcile();
+  /** Make the schedule match the registry (ScheduleReconciler); forget the tracks of lines and samples it no longer has. */
+  async reconcile(): Promise<void> {
+    await this.reconciler.reconcile();
+    const snapshot = await this.registry.get();
+    this.relay.retain(
+      (lineId, sampleId) => snapshot.lines.has(lineId) && snapshot.samples.has(sampleId),
+      (lineId) => snapshot.lines.has(lineId),
+    );
   }
 
   /** One scheduler tick: claim what is due, as many as there are free slots, and send it. */

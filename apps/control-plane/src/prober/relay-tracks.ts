@@ -63,12 +63,13 @@ export class RelayTracks {
   }
 
   /** Forget what the registry no longer has (a deleted line or sample). */
-  retain(keep: (lineId: string, sampleId: string) => boolean): void {
+  retain(keep: (lineId: string, sampleId: string) => boolean, keepLine: (lineId: string) => boolean): void {
     for (const map of [this.fingerprints, this.usage])
       for (const key of map.keys()) {
         const [lineId = "", sampleId = ""] = key.split("/");
         if (!keep(lineId, sampleId)) map.delete(key);
       }
+    for (const lineId of this.shapes.keys()) if (!keepLine(lineId)) this.shapes.delete(lineId);
   }
 
   /** The references of a probe of `sample` on `line`; `samples` are the line's applicable samples. */
