@@ -6,6 +6,7 @@ import { createLines, createRoute, eventually, faultDatabase, getTable, inspect,
 
 // Issue 7: `kill -9` of the control plane while probes are in flight, then a restart: the same
 // states, timers (cooldown end, probation stage, hold) and table versions, and no event twice.
+// Issue 25: the fingerprint anchors (health too) are what the dead process wrote.
 const LINES = ["steady", "broken", "mending", "spare"];
 
 interface HealthView {
@@ -17,7 +18,13 @@ interface HealthView {
   consecutiveFailures: number;
   evidence: { hard: number; content: number; hardRate: number; contentRate: Record<string, number> };
   lengths: Record<string, { anchored: number | null; recent: number | null }>;
+  relay: {
+    fingerprints: { sampleId: string; variants: { variant: string; answers: number; anchor: { answer: string; share: number }[] }[] }[];
+  };
 }
+
+/** Samples per line: the four shipped golden ones and one fingerprint sample added through the API. */
+const SAMPLES = 5;
 
 let database: { url: string; dispose(): Promise<void> };
 let lab: Lab;
@@ -42,6 +49,20 @@ beforeAll(async () => {
   cp = await startControlPlaneProcess({ databaseUrl: database.url, replicaId: "crash-a", secretKey });
   db = inspect(database.url);
   await createRoute(cp, "chat");
+  const fp = await cp.request("/v1/samples", {
+    method: "POST",
+    json: {
+      name: "fp-number",
+      protocol: "openai-chat",
+      request: {
+        messages: [{ role: "user", content: "Pick a random number between 1 and 10. Answer with the number only." }],
+        max_tokens: 8,
+        temperature: 0,
+      },
+      expect: { fingerprint: { form: "number" } },
+    },
+  });
+  expect(fp.status).toBe(201);
   lab.setMode("broken", "errors");
   lab.setMode("mending", "errors");
   ids = await createLines(
@@ -115,6 +136,17 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
         expect(view.lengths[sample]?.anchored, `${name} ${sample}`).toBe(anchored);
       }
     }
+    for (const row of healthAtDeath) {
+      const name = [...ids].find(([, id]) => id === row.line_id)![0];
+      const stored =
+        (row.health as { fingerprints?: Record<string, { variants: Record<string, { anchor: { n: number } }> }> }).fingerprints ?? {};
+      const served = views.get(name)!.relay.fingerprints;
+      expect(served.map((f) => f.sampleId).sort(), name).toEqual(Object.keys(stored).sort());
+      for (const f of served)
+        for (const v of f.variants) expect(v.answers, `${name} ${v.variant}`).toBe(stored[f.sampleId]?.variants[v.variant]?.anchor.n);
+    }
+    const steadyFingerprints = views.get("steady")!.relay.fingerprints;
+    expect(steadyFingerprints.some((f) => f.variants.some((v) => v.answers >= 1 && v.anchor.length > 0))).toBe(true);
     const steadyRow = healthAtDeath.find((r) => r.line_id === ids.get("steady"));
     const steadyLengths = (steadyRow?.health as { lengths?: Record<string, { anchorN: number }> } | undefined)?.lengths ?? {};
     expect(Object.values(steadyLengths).some((t) => t.anchorN >= 1)).toBe(true);
@@ -131,7 +163,7 @@ describe.skipIf(!process.env.DATABASE_URL && !canRunPrivatePostgres())("kill -9 
     const restarted = new Date();
     await eventually(async () => {
       const rows = await db.lastProbeAt();
-      return rows.length === LINES.length * 4 && rows.every((r) => r.at !== null && r.at >= restarted);
+      return rows.length === LINES.length * SAMPLES && rows.every((r) => r.at !== null && r.at >= restarted);
     }, 30_000);
     const after = await health("steady");
     expect(timers(after)).toEqual(before.steady);

@@ -39,6 +39,9 @@ export async function startTestControlPlane(opts: TestControlPlaneOptions = {}):
     LINEWATCH_SCHEDULER: "false",
     // Tests drive time through the clock: a batch that lingers for more writes only waits in real time.
     LINEWATCH_BATCH_LINGER_MS: "0",
+    // The golden samples only, as most tests count them; the tests of what a relay can fake turn the
+    // shipped fingerprint bank on (test/apps/control-plane/relay-fakes.test.ts).
+    LINEWATCH_SHIPPED_FINGERPRINTS: "false",
     ...opts.env,
   });
   const database = await testDb.open();

@@ -85,6 +85,8 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
     LINEWATCH_SECRET_KEY: secretKey,
     LINEWATCH_DATA_DIR: dataDir,
     LOG_LEVEL: "info",
+    // The golden samples only, as these tests count them (the fingerprint bank: relay-fakes tests).
+    LINEWATCH_SHIPPED_FINGERPRINTS: "false",
     ...opts.env,
   };
   const child = spawn(process.execPath, [await controlPlaneBundle()], {

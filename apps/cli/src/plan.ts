@@ -74,6 +74,7 @@ function sampleChange(want: SampleSpec, have: Sample | undefined): Change | null
     ["routes", [...have.routes].sort(), [...want.routes].sort()],
     ["request", have.request, want.request],
     ["expect", have.expect, want.expect],
+    ["variants", have.variants, want.variants],
     ["timeoutMs", have.timeoutMs, want.timeoutMs ?? null],
     ["weight", have.weight, want.weight],
   ]);

@@ -197,6 +197,7 @@ export function registryToFile(current: { routes: Route[]; lines: Line[]; sample
       ...(s.routes.length > 0 ? { routes: s.routes } : {}),
       request: s.request,
       expect: s.expect,
+      ...(s.variants.length > 0 ? { variants: s.variants } : {}),
       ...(s.timeoutMs !== null ? { timeoutMs: s.timeoutMs } : {}),
       weight: s.weight,
     }));

@@ -43,6 +43,8 @@ const ConfigSchema = z.object({
   LINEWATCH_BATCH_LINGER_MS: z.coerce.number().int().min(0).max(10_000).default(100),
   LINEWATCH_PROBES_DIR: z.string().min(1).optional(),
   LINEWATCH_SHIPPED_SAMPLES: Bool.default(true),
+  /** The shipped starter bank of fingerprint samples (probes/<protocol>/fingerprint/); false: left out, and removed unless edited. */
+  LINEWATCH_SHIPPED_FINGERPRINTS: Bool.default(true),
   LINEWATCH_SCHEDULER: Bool.default(true),
   LINEWATCH_RETENTION_DAYS: z.coerce.number().min(0.001).max(3650).default(7),
   /** Worker threads a large policy replay runs in; unset: the machine's cores, at most 4; 1: none. */
@@ -68,6 +70,7 @@ export type Config = Readonly<{
   batchLingerMs: number;
   probesDir: string | undefined;
   shippedSamples: boolean;
+  shippedFingerprints: boolean;
   scheduler: boolean;
   retentionDays: number;
   replayWorkers: number;
@@ -97,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     batchLingerMs: e.LINEWATCH_BATCH_LINGER_MS,
     probesDir: e.LINEWATCH_PROBES_DIR,
     shippedSamples: e.LINEWATCH_SHIPPED_SAMPLES,
+    shippedFingerprints: e.LINEWATCH_SHIPPED_FINGERPRINTS,
     scheduler: e.LINEWATCH_SCHEDULER,
     retentionDays: e.LINEWATCH_RETENTION_DAYS,
     replayWorkers: e.LINEWATCH_REPLAY_WORKERS ?? Math.min(4, availableParallelism()),

@@ -26,7 +26,7 @@ export async function serveControlPlane(deps: AppDeps, opts: { rng?: () => numbe
   const auth = new TokenStore(deps);
   await auth.bootstrap();
   if (deps.config.shippedSamples) {
-    const names = await loadShippedSamples(deps, deps.config.probesDir);
+    const names = await loadShippedSamples(deps, deps.config.probesDir, { fingerprints: deps.config.shippedFingerprints });
     deps.logger.info("shipped samples loaded", { samples: names });
   }
   const engine = new Engine(deps, opts.rng);

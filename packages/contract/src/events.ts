@@ -1,13 +1,26 @@
 // The timeline (GET /v1/events): state and weight changes, table publishes, trend alerts, live evidence.
 import { z } from "@hono/zod-openapi";
 
-export const EVENT_KINDS = ["state_change", "weight_change", "table_published", "trend_alert", "live_evidence"] as const;
+export const EVENT_KINDS = [
+  "state_change",
+  "weight_change",
+  "table_published",
+  "trend_alert",
+  "live_evidence",
+  // What a relay can fake (docs/scoring.md#what-a-relay-can-fake).
+  "fingerprint",
+  "shape_change",
+  "usage",
+] as const;
 
 export const EventSchema = z
   .object({
     id: z.number().int(),
     at: z.string(),
-    kind: z.string().openapi({ description: "state_change | weight_change | table_published | trend_alert | live_evidence" }),
+    kind: z.string().openapi({
+      description:
+        "state_change | weight_change | table_published | trend_alert | live_evidence | fingerprint (a sample's answers moved from its anchor, or came back) | shape_change | usage (a sample's usage check started or stopped failing)",
+    }),
     lineId: z.string().nullable(),
     route: z.string().nullable(),
     reason: z.string(),

@@ -64,6 +64,79 @@ export const LiveSectionSchema = z
   })
   .openapi("LineLive");
 
+const AnchorAnswers = z.array(z.object({ answer: z.string(), share: z.number() }));
+const LatestAnswers = z.array(z.object({ answer: z.string(), count: z.number().int() }));
+
+/** What a relay can fake, per line (docs/scoring.md#what-a-relay-can-fake). */
+export const RelaySectionSchema = z
+  .object({
+    fingerprints: z
+      .array(
+        z.object({
+          sampleId: z.string(),
+          sample: z.string(),
+          own: z.number().openapi({ description: "The sequential statistic against the line's own anchors" }),
+          peers: z
+            .number()
+            .openapi({ description: "The sequential statistic against its paid peers' (route mates naming the same model)" }),
+          threshold: z.number(),
+          failing: z
+            .array(z.enum(["own", "peers"]))
+            .openapi({ description: "The references whose statistic is at its threshold: the sample's fingerprint check fails" }),
+          variants: z.array(
+            z.object({
+              variant: z.string().openapi({ description: "The phrasing's key (a hash of its text)" }),
+              anchor: AnchorAnswers.openapi({ description: "The anchored answers, share of each" }),
+              answers: z.number().int().openapi({ description: "Answers the anchor has learned" }),
+              latest: LatestAnswers.openapi({ description: "The latest answers, count of each" }),
+            }),
+          ),
+        }),
+      )
+      .openapi({ description: "Per fingerprint sample: its verdict, statistics and per phrasing the anchored answers against the latest" }),
+    usage: z
+      .array(
+        z.object({
+          sampleId: z.string(),
+          sample: z.string(),
+          failing: z.string().nullable().openapi({ description: "Why the latest judged usage check failed; null: it passed" }),
+          promptTokens: z.record(z.string(), z.number().nullable()).openapi({ description: "Per phrasing: the anchored prompt tokens" }),
+          tokensPerChar: z.number().nullable().openapi({ description: "Anchored completion tokens per character of answer" }),
+        }),
+      )
+      .openapi({ description: "Per sample: the usage check's verdict and the anchors it holds claims to" }),
+    shape: z
+      .object({
+        usual: z.string().nullable().openapi({ description: "The answers' usual protocol shape: the id's format and the body's fields" }),
+        answers: z.number().int(),
+        changedAt: z.string().nullable(),
+        changedTo: z.string().nullable(),
+        recentlyChanged: z
+          .boolean()
+          .openapi({ description: "A change within the hour: probed faster, and the fingerprint threshold is lower" }),
+      })
+      .nullable(),
+    billing: z
+      .object({
+        since: z.string(),
+        probes: z.number().int().openapi({ description: "Probes that reported usage in the window" }),
+        claimedInput: z.number(),
+        expectedInput: z.number(),
+        claimedOutput: z.number(),
+        expectedOutput: z.number(),
+        inflation: z
+          .number()
+          .nullable()
+          .openapi({ description: "Tokens claimed over tokens expected, both directions together; null while nothing is expected yet" }),
+        usageFailures: z.number().int().openapi({ description: "Probes in the window that failed the usage check" }),
+      })
+      .openapi({
+        description:
+          "Billing evidence over the last 24 h: tokens the line's answers claimed against the tokens the same prompts cost on its own anchor and its paid peers, summed over the probes that had a reference",
+      }),
+  })
+  .openapi("LineRelay");
+
 export const LineHealthSchema = z
   .object({
     lineId: z.string(),
@@ -112,9 +185,11 @@ export const LineHealthSchema = z
     }),
     recent: z.array(ProbeResultSchema),
     live: LiveSectionSchema,
+    relay: RelaySectionSchema,
   })
   .openapi("LineHealth");
 
 export type ProbeResultResponse = z.infer<typeof ProbeResultSchema>;
 export type ProbeRun = z.infer<typeof ProbeRunSchema>;
 export type LineHealth = z.infer<typeof LineHealthSchema>;
+export type LineRelay = z.infer<typeof RelaySectionSchema>;

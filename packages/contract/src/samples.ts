@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { PROTOCOLS } from "@linewatch/core";
+import { checkFingerprintSample, checkVariants, FINGERPRINT_FORMS, MAX_VARIANT_CHARS, MAX_VARIANTS, PROTOCOLS } from "@linewatch/core";
 import { NameSchema } from "./common";
 
 const isRegex = (s: string) => {
@@ -27,6 +27,16 @@ export const ExpectSchema = z
     nonce: z.boolean().optional().openapi({ description: "The answer must echo the request's {{nonce}}" }),
     varies: z.boolean().optional().openapi({ description: "The same content 3 probes in a row means a stale cache" }),
     maxLatencyMs: z.number().int().min(1).max(600_000).optional(),
+    fingerprint: z
+      .strictObject({
+        form: z.enum(FINGERPRINT_FORMS),
+        options: z.array(z.string().min(1).max(60)).min(2).max(26).optional(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "A fingerprint sample: its short answers (temperature 0, at most 32 tokens) are anchored per line and compared with the line's own and its paid peers' (docs/scoring.md#what-a-relay-can-fake). `form`: number | choice | word | letters; `options`: the choices a `choice` prompt lists",
+      }),
   })
   .refine((e) => e.minLength === undefined || e.maxLength === undefined || e.minLength <= e.maxLength, {
     message: "minLength must not exceed maxLength",
@@ -39,6 +49,11 @@ const RequestSchema = z.record(z.string(), z.unknown()).openapi({
   example: { messages: [{ role: "user", content: "Echo {{nonce}}" }], max_tokens: 50 },
 });
 
+const VariantsSchema = z.array(z.string().trim().min(1).max(MAX_VARIANT_CHARS)).max(MAX_VARIANTS).openapi({
+  description:
+    "Other phrasings of the request's prompt (its last user message), rotated at random from probe to probe so a relay cannot pick the probes out by their wording; answers are anchored per phrasing",
+});
+
 const fields = {
   name: NameSchema.openapi({ example: "nonce-echo" }),
   protocol: z.enum(PROTOCOLS),
@@ -49,7 +64,32 @@ const fields = {
   weight: z.number().min(0).max(100),
 };
 
-type RequestCheck = { protocol?: string | undefined; request?: Record<string, unknown> | undefined };
+type RequestCheck = {
+  protocol?: string | undefined;
+  request?: Record<string, unknown> | undefined;
+  expect?: { fingerprint?: unknown; varies?: unknown; nonce?: unknown } | undefined;
+  variants?: string[] | undefined;
+};
+
+/** "request.temperature: must be 0 (…)" → the field's path and the message. */
+function problemIssue(problem: string): { path: string[]; message: string } {
+  const at = problem.indexOf(": ");
+  return at < 0 ? { path: [], message: problem } : { path: problem.slice(0, at).split("."), message: problem.slice(at + 2) };
+}
+
+/**
+ * A whole sample's fingerprint and phrasing rules (core's checkFingerprintSample and checkVariants),
+ * each problem reported against its field. The API refuses such a sample; the service checks a patch
+ * against the sample it makes.
+ */
+export function sampleProblems(s: Required<Pick<RequestCheck, "request">> & RequestCheck): { path: string[]; message: string }[] {
+  const request = s.request;
+  const problems =
+    s.expect?.fingerprint !== undefined
+      ? checkFingerprintSample({ request, expect: s.expect, variants: s.variants })
+      : checkVariants(request, s.variants);
+  return problems.map(problemIssue);
+}
 
 /** Protocol-specific checks on the request body, reported against the field that is wrong. */
 function checkRequest(body: RequestCheck, ctx: z.RefinementCtx) {
@@ -68,6 +108,9 @@ function checkRequest(body: RequestCheck, ctx: z.RefinementCtx) {
   ) {
     ctx.addIssue({ code: "custom", path: ["request", "input"], message: "must be a string or a non-empty array of input items" });
   }
+  // A patch may change only a part: the service checks the sample it makes.
+  if (body.expect !== undefined || body.variants !== undefined)
+    for (const issue of sampleProblems({ ...body, request })) ctx.addIssue({ code: "custom", ...issue });
 }
 
 export const SampleCreateSchema = z
@@ -77,6 +120,7 @@ export const SampleCreateSchema = z
     routes: fields.routes.default([]),
     request: fields.request,
     expect: fields.expect,
+    variants: VariantsSchema.default([]),
     timeoutMs: fields.timeoutMs.optional(),
     weight: fields.weight.default(1),
   })
@@ -90,10 +134,15 @@ export const SamplePatchSchema = z
     routes: fields.routes.optional(),
     request: fields.request.optional(),
     expect: fields.expect.optional(),
+    variants: VariantsSchema.optional(),
     timeoutMs: fields.timeoutMs.nullable().optional(),
     weight: fields.weight.optional(),
   })
-  .superRefine(checkRequest)
+  .superRefine((body, ctx) => {
+    // A patch is checked whole by the service; here only what it carries of the request.
+    const { expect: _e, variants: _v, ...rest } = body;
+    checkRequest(rest, ctx);
+  })
   .openapi("SamplePatch");
 
 export const SampleSchema = z
@@ -104,6 +153,7 @@ export const SampleSchema = z
     routes: z.array(z.string()),
     request: z.record(z.string(), z.unknown()),
     expect: z.record(z.string(), z.unknown()),
+    variants: z.array(z.string()).openapi({ description: "Other phrasings of the prompt, rotated from probe to probe" }),
     timeoutMs: z.number().int().nullable(),
     weight: z.number(),
     source: z.enum(["api", "shipped"]).openapi({ description: "shipped: from probes/*.yaml, refreshed at start-up until edited" }),

@@ -2,6 +2,7 @@ export * from "./fingerprint/index";
 export * from "./health/index";
 export * from "./live/index";
 export * from "./random";
+export * from "./relay/index";
 export * from "./replay/index";
 export * from "./schedule/index";
 export * from "./score-tone";

@@ -97,7 +97,7 @@ export async function handleLineRequest(
       );
       return;
     }
-    answer({ ctx, line, res, reply, seq, fault: plan.fault }, request);
+    answer({ ctx, headers: flatHeaders(req.headers), line, res, reply, seq, fault: plan.fault }, request);
   });
 }
 
@@ -152,6 +152,8 @@ async function admit(
 
 interface AnswerContext {
   ctx: LineRouteContext;
+  /** The request's headers (lower-case names), which a relay that recognises probes looks at. */
+  headers: Record<string, string>;
   line: VirtualLine;
   res: ServerResponse;
   reply: (status: number, body: unknown) => void;
@@ -177,7 +179,7 @@ function answer(a: AnswerContext, request: Exclude<ParsedRequest, { invalid: str
       reply(200, { input_tokens: Math.max(1, Math.ceil(request.view.promptChars / 4)) });
       return;
     default: {
-      const made = line.reply(request.endpoint, request.model, request.view, a.seq, fault, now);
+      const made = line.reply(request.endpoint, request.model, request.view, a.seq, fault, now, a.headers);
       if (request.stream) {
         line.answered(200);
         streamReply(a, eventsOf(request.endpoint, made, request.includeUsage, fault));
@@ -192,9 +194,21 @@ function answer(a: AnswerContext, request: Exclude<ParsedRequest, { invalid: str
 type AnswerEndpoint = "chat.completions" | "completions" | "responses" | "messages";
 
 function bodyOf(endpoint: AnswerEndpoint, reply: Reply): Record<string, unknown> {
-  if (endpoint === "messages") return messageBody(reply);
-  if (endpoint === "responses") return responseBody(reply);
-  return endpoint === "chat.completions" ? chatCompletionBody(reply) : textCompletionBody(reply);
+  const body =
+    endpoint === "messages"
+      ? messageBody(reply)
+      : endpoint === "responses"
+        ? responseBody(reply)
+        : endpoint === "chat.completions"
+          ? chatCompletionBody(reply)
+          : textCompletionBody(reply);
+  return reply.extra ? { ...body, ...reply.extra } : body;
+}
+
+function flatHeaders(headers: IncomingMessage["headers"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
 }
 
 /** A non-streamed answer under `cut`: its first few tokens, stopped at the token limit. */

@@ -4,6 +4,8 @@
 import { fnv1a32, mulberry32 } from "@linewatch/core";
 import { type Answer, composeAnswer } from "./answers";
 import { dropJsonFields, truncateText } from "./content-faults";
+import { fingerprintAsk, fingerprintText, servingModel } from "./fingerprints";
+import { completionTokens } from "./models";
 import { type FaultSetting, type LabMode, type ModeRequest, type ModeSetting, parseModeRequest } from "./modes";
 import { hexFrom, rngFor, seedToNumber } from "./prng";
 import { cacheKey, type PromptView, recognise } from "./prompt";
@@ -82,6 +84,8 @@ export interface Reply {
   usage: Usage | null;
   /** The model called this tool (with `{}` as its input) instead of answering in text. */
   toolCall?: { id: string; name: string };
+  /** Top-level fields the body carries beside the API's own (`shape-change`: another backend's). */
+  extra?: Record<string, unknown>;
 }
 
 export type Plan =
@@ -229,22 +233,41 @@ export class VirtualLine {
     }
   }
 
-  /** A chat or completion answer under a content fault (ok, truncate, drop-fields, stale, downgrade). */
-  reply(endpoint: Endpoint, requestModel: string | null, view: PromptView, seq: number, fault: FaultSetting, now: number): Reply {
+  /**
+   * A chat or completion answer under a content fault (ok, truncate, drop-fields, stale, downgrade) or
+   * a relay's (substitute, inflate-usage, shape-change, recognise-probes). `headers`: the request's,
+   * which a relay that recognises probes looks at.
+   */
+  reply(
+    endpoint: Endpoint,
+    requestModel: string | null,
+    view: PromptView,
+    seq: number,
+    fault: FaultSetting,
+    now: number,
+    headers: Readonly<Record<string, string>> = {},
+  ): Reply {
     const model = requestModel ?? this.model;
     const key = cacheKey(endpoint, model, view);
     if (fault.mode === "stale") {
       const cached = this.cache.get(key);
       if (cached) return cached.reply;
     }
+    const ask = view.toolName ? null : fingerprintAsk(view.user);
     const size = fault.mode === "downgrade" ? "small" : "full";
-    const kind = recognise(view);
-    let answer: Answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, "content"));
-    // A sampling model rarely says the same thing twice in a row; re-roll a repeat so that
-    // `varies` never flags a healthy line (answers with one right form, like "155", stay).
-    const previous = this.cache.get(key)?.composed;
-    for (let attempt = 1; attempt <= 4 && answer.content === previous; attempt++) {
-      answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, `content:${attempt}`));
+    let answer: Answer;
+    // A bank prompt: the simulated model answers it at temperature 0, the same answer most of the time.
+    const sim = ask ? servingModel(model, fault, { ...ask, headers }, rngFor(this.seed, seq, "relay")) : null;
+    if (ask && sim) answer = { content: fingerprintText(sim, ask, rngFor(this.seed, seq, "fingerprint")), json: null };
+    else {
+      const kind = recognise(view);
+      answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, "content"));
+      // A sampling model rarely says the same thing twice in a row; re-roll a repeat so that
+      // `varies` never flags a healthy line (answers with one right form, like "155", stay).
+      const previous = this.cache.get(key)?.composed;
+      for (let attempt = 1; attempt <= 4 && answer.content === previous; attempt++) {
+        answer = composeAnswer(kind, view, size, rngFor(this.seed, seq, `content:${attempt}`));
+      }
     }
     const composed = answer.content;
     if (fault.mode === "truncate") answer = { content: truncateText(answer.content, fault.fraction), json: null };
@@ -254,10 +277,16 @@ export class VirtualLine {
       answer = { content: JSON.stringify(json), json };
     }
     if (view.toolName) answer = { content: "", json: null };
-    const promptTokens = Math.ceil(view.promptChars / 4);
-    const completionTokens = view.toolName ? 12 : Math.ceil(answer.content.length / 4);
+    // A bank prompt is counted with its model's tokenizer; others at 4 characters a token.
+    let inputTokens = sim ? Math.ceil(view.promptChars * sim.tokensPerChar) + sim.promptOverhead : Math.ceil(view.promptChars / 4);
+    let outputTokens = view.toolName ? 12 : sim ? completionTokens(sim, answer.content) : Math.ceil(answer.content.length / 4);
+    if (fault.mode === "inflate-usage") {
+      inputTokens = Math.round(inputTokens * fault.factor);
+      outputTokens = Math.round(outputTokens * fault.factor);
+    }
+    const idRng = rngFor(this.seed, seq, "id");
     const reply: Reply = {
-      id: `${ID_PREFIX[endpoint]}${hexFrom(rngFor(this.seed, seq, "id"), 24)}`,
+      id: fault.mode === "shape-change" ? uuidFrom(idRng) : `${ID_PREFIX[endpoint]}${hexFrom(idRng, 24)}`,
       created: Math.floor(now / 1000),
       model,
       content: answer.content,
@@ -265,8 +294,9 @@ export class VirtualLine {
       usage:
         fault.mode === "drop-fields"
           ? null
-          : { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+          : { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
       ...(view.toolName ? { toolCall: { id: hexFrom(rngFor(this.seed, seq, "tool"), 24), name: view.toolName } } : {}),
+      ...(fault.mode === "shape-change" ? { extra: { provider: "upstream-b", x_request_id: hexFrom(idRng, 16) } } : {}),
     };
     this.remember(key, { reply, composed });
     return reply;
@@ -289,6 +319,12 @@ export class VirtualLine {
       if (oldest !== undefined) this.cache.delete(oldest);
     }
   }
+}
+
+/** A uuid-shaped id (8-4-4-4-12 hex digits), as some backends give answers. */
+function uuidFrom(rng: () => number): string {
+  const h = hexFrom(rng, 32);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
 function nonNegative(value: number | undefined, field: string): number {

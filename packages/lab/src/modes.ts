@@ -14,6 +14,10 @@ export const LAB_MODES = [
   "hang",
   "long-prompt",
   "cut",
+  "substitute",
+  "inflate-usage",
+  "shape-change",
+  "recognise-probes",
   "flaky",
 ] as const;
 export type LabMode = (typeof LAB_MODES)[number];
@@ -54,6 +58,23 @@ export interface ModeParamsMap {
    * first few tokens and says it hit the token limit (`length`, `max_tokens`, `incomplete`).
    */
   cut: { at?: number; how?: "end" | "error" };
+  /**
+   * Another model answers the fingerprint prompts (models.ts) for a `share` of the requests (default
+   * 1: all of them): a sibling of the named model whose modal answer differs on `differOn` of the
+   * bank's prompts (default 0.3). The golden samples are answered as usual: only fingerprints see it.
+   */
+  substitute: { share?: number; differOn?: number };
+  /** Usage reported `factor` times the true counts (default 1.2), prompt and completion tokens alike. */
+  "inflate-usage": { factor?: number };
+  /** Answers in another protocol shape: a uuid for an id, and a field the named API never sends (another backend). */
+  "shape-change": NoParams;
+  /**
+   * A relay that answers with the named model only the requests it takes for probes, and with a sibling
+   * (differing on `differOn`, default 0.3) the rest: `by` `fixed-prompt` (each bank prompt's first
+   * wording; rotating phrasings defeat it) or `header` (requests that carry `header`, default
+   * `x-probe`; probes that look like SDK traffic carry none).
+   */
+  "recognise-probes": { by?: "fixed-prompt" | "header"; header?: string; differOn?: number };
   /** Alternates ok and `fault` (default `errors`); the fault's own parameters sit alongside. */
   flaky: { fault?: FaultMode } & ModeParamsMap["truncate"] &
     ModeParamsMap["drop-fields"] &
@@ -61,7 +82,10 @@ export interface ModeParamsMap {
     ModeParamsMap["errors"] &
     ModeParamsMap["rate-limit"] &
     ModeParamsMap["long-prompt"] &
-    ModeParamsMap["cut"];
+    ModeParamsMap["cut"] &
+    ModeParamsMap["substitute"] &
+    ModeParamsMap["inflate-usage"] &
+    ModeParamsMap["recognise-probes"];
 }
 export type ModeParams<M extends LabMode> = ModeParamsMap[M];
 /** `{ mode, ...params }`: the body of `POST /__lab/lines/<name>/mode`. */
@@ -79,7 +103,11 @@ export type FaultSetting =
   | { mode: "rate-limit"; retryAfterSec: number; rate: number }
   | { mode: "hang" }
   | { mode: "long-prompt"; minPromptChars: number; answer: "empty" | "masked-error" }
-  | { mode: "cut"; at: number; how: "end" | "error" };
+  | { mode: "cut"; at: number; how: "end" | "error" }
+  | { mode: "substitute"; share: number; differOn: number }
+  | { mode: "inflate-usage"; factor: number }
+  | { mode: "shape-change" }
+  | { mode: "recognise-probes"; by: "fixed-prompt" | "header"; header: string; differOn: number };
 export type ModeSetting = FaultSetting | { mode: "flaky"; fault: FaultSetting };
 
 export const DEFAULTS = {
@@ -93,6 +121,11 @@ export const DEFAULTS = {
   answer: "empty" as "empty" | "masked-error",
   at: 0.5,
   how: "end" as "end" | "error",
+  share: 1,
+  differOn: 0.3,
+  factor: 1.2,
+  by: "fixed-prompt" as "fixed-prompt" | "header",
+  header: "x-probe",
 } as const;
 
 const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
@@ -107,6 +140,10 @@ const PARAM_KEYS: Record<FaultMode, readonly string[]> = {
   hang: [],
   "long-prompt": ["minPromptChars", "answer"],
   cut: ["at", "how"],
+  substitute: ["share", "differOn"],
+  "inflate-usage": ["factor"],
+  "shape-change": [],
+  "recognise-probes": ["by", "header", "differOn"],
 };
 
 export function isLabMode(value: unknown): value is LabMode {
@@ -152,7 +189,28 @@ function parseFault(mode: FaultMode, body: Record<string, unknown>): Result<Faul
     case "stale":
     case "downgrade":
     case "hang":
+    case "shape-change":
       return { ok: true, value: { mode } };
+    case "substitute": {
+      const share = numberParam(body, "share", DEFAULTS.share, 0, 1, false);
+      if (!share.ok) return share;
+      const differOn = numberParam(body, "differOn", DEFAULTS.differOn, 0.1, 1, false);
+      return differOn.ok ? { ok: true, value: { mode, share: share.value, differOn: differOn.value } } : differOn;
+    }
+    case "inflate-usage": {
+      const factor = numberParam(body, "factor", DEFAULTS.factor, 0, 100, false);
+      return factor.ok ? { ok: true, value: { mode, factor: factor.value } } : factor;
+    }
+    case "recognise-probes": {
+      const by = body.by ?? DEFAULTS.by;
+      if (by !== "fixed-prompt" && by !== "header")
+        return { ok: false, error: `by must be fixed-prompt or header; got ${JSON.stringify(by)}` };
+      const header = body.header ?? DEFAULTS.header;
+      if (typeof header !== "string" || !/^[A-Za-z0-9-]{1,64}$/.test(header))
+        return { ok: false, error: `header must be a header name; got ${JSON.stringify(header)}` };
+      const differOn = numberParam(body, "differOn", DEFAULTS.differOn, 0.1, 1, false);
+      return differOn.ok ? { ok: true, value: { mode, by, header: header.toLowerCase(), differOn: differOn.value } } : differOn;
+    }
     case "truncate": {
       const fraction = numberParam(body, "fraction", DEFAULTS.fraction, 0, 1, false);
       return fraction.ok ? { ok: true, value: { mode, fraction: fraction.value } } : fraction;

@@ -48,6 +48,7 @@ const sample = (name: string, extra: Partial<Sample> = {}): Sample => ({
   routes: [],
   request: { messages: [{ role: "user", content: "hi" }] },
   expect: { minLength: 1 },
+  variants: [],
   timeoutMs: null,
   weight: 1,
   source: "api",

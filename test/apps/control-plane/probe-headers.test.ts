@@ -95,7 +95,8 @@ describe.each(PROTOCOLS)("probes of a %s line", (protocol) => {
   });
 });
 
-describe("the shipped Anthropic samples", () => {
+describe("the shipped Anthropic golden samples", () => {
+  // (The fingerprint samples need temperature 0 and go as a 0.x SDK: relay-fakes.test.ts.)
   it("carry no temperature, so probes are sent as the current SDK sends them (API version 2026-10-21, a bearer key)", () => {
     for (const p of lab.requests("probed-anthropic-messages")) {
       expect(JSON.parse(p.body)).not.toHaveProperty("temperature");

@@ -74,6 +74,10 @@ describe("parseModeRequest", () => {
       "hang",
       "long-prompt",
       "cut",
+      "substitute",
+      "inflate-usage",
+      "shape-change",
+      "recognise-probes",
       "flaky",
     ]);
   });

@@ -67,11 +67,73 @@ export function liveSummary(live: LineHealth["live"]): string {
   return `${r.requests} answers (${counts}), ${success} ok, failures ${fixed(r.failureRate * 100, 1)}% (baseline ${fixed(live.baseline.failureRate * 100, 1)}% of ${live.baseline.requests}), ${r.routers.length} router${r.routers.length === 1 ? "" : "s"}${live.suspect ? " — SUSPECT" : ""}`;
 }
 
+const share = (x: number) => `${Math.round(x * 100)}%`;
+
+/** "7 97%, 5 3% (40 answers)" of an anchor; "none yet" before it has any. */
+const anchorText = (v: LineHealth["relay"]["fingerprints"][number]["variants"][number]) =>
+  v.answers === 0 ? "none yet" : `${v.anchor.map((a) => `${a.answer} ${share(a.share)}`).join(", ")} (${v.answers} answers)`;
+
+/**
+ * What a relay can fake (docs/scoring.md#what-a-relay-can-fake): the fingerprint verdict of each
+ * fingerprint sample, the usage verdicts, the answers' shape and the billing evidence.
+ */
+export function relaySummary(relay: LineHealth["relay"]): { fields: [string, string | null][]; table: string | null } {
+  const moved = relay.fingerprints.filter((f) => f.failing.length > 0);
+  const failingUsage = relay.usage.filter((u) => u.failing !== null);
+  const b = relay.billing;
+  const fields: [string, string | null][] = [
+    [
+      "fingerprint",
+      relay.fingerprints.length === 0
+        ? "no fingerprint sample"
+        : moved.length === 0
+          ? `as anchored (${relay.fingerprints.length} samples)`
+          : `MOVED: ${moved.map((f) => `${f.sample} (${f.failing.join(", ")})`).join(", ")}`,
+    ],
+    [
+      "usage",
+      relay.usage.length === 0
+        ? "no usage reported"
+        : failingUsage.length === 0
+          ? `as expected (${relay.usage.length} samples)`
+          : `FAILING: ${failingUsage.map((u) => `${u.sample}: ${u.failing}`).join("; ")}`,
+    ],
+    [
+      "billing (24 h)",
+      b.probes === 0
+        ? "no usage reported"
+        : `claimed ${b.claimedInput} in / ${b.claimedOutput} out, expected ${b.expectedInput} in / ${b.expectedOutput} out` +
+          `${b.inflation === null ? "" : ` (${fixed(b.inflation * 100, 1)}%)`}, ${b.usageFailures} usage failure(s) in ${b.probes} probes`,
+    ],
+    [
+      "shape",
+      relay.shape === null
+        ? null
+        : `${relay.shape.usual ?? "learning"} (${relay.shape.answers} answers)${relay.shape.changedAt ? `; changed ${timestamp(relay.shape.changedAt)}${relay.shape.recentlyChanged ? " (RECENT)" : ""}` : ""}`,
+    ],
+  ];
+  const rows = relay.fingerprints.flatMap((f) =>
+    f.variants.map((v, i) => [
+      i === 0 ? f.sample : "",
+      i === 0 ? (f.failing.length > 0 ? `MOVED (${f.failing.join(", ")})` : "ok") : "",
+      i === 0 ? `own ${fixed(f.own, 1)}, peers ${fixed(f.peers, 1)} of ${fixed(f.threshold, 1)}` : "",
+      v.variant,
+      anchorText(v),
+      v.latest.map((a) => `${a.answer} ×${a.count}`).join(", ") || "-",
+    ]),
+  );
+  return {
+    fields,
+    table: rows.length === 0 ? null : table(["FINGERPRINT", "VERDICT", "EVIDENCE", "PHRASING", "ANCHORED ANSWERS", "LATEST"], rows),
+  };
+}
+
 /** A line's state and score in its tone: a line at weight 0 never shows a good score in green. */
 const stateText = (h: LineHealth, color: boolean) => paint(h.state, h.tone, color);
 const scoreText = (h: LineHealth, color: boolean) => paint(fixed(h.score), scoreTone(h.score, h.tone), color);
 
 function showHealth(h: LineHealth, now: number, color: boolean): string {
+  const relay = relaySummary(h.relay);
   const head = fields([
     ["line", h.name],
     ["state", `${stateText(h, color)}${h.state !== h.serviceState ? ` (probes say ${h.serviceState})` : ""} since ${ago(h.since, now)}`],
@@ -98,13 +160,15 @@ function showHealth(h: LineHealth, now: number, color: boolean): string {
     ],
     ["live", liveSummary(h.live)],
     ["live verdict", h.live.suspect ? h.live.reason : null],
+    ...relay.fields,
   ]);
+  const fingerprints = relay.table ? `\n\nfingerprints (what a relay can fake):\n${relay.table}` : "";
   const recent = h.recent.length ? `\n\nrecent probes:\n${probeTable(h.recent, now)}` : "\n\nno probes yet: run `linewatch probe LINE`";
   const failed = h.recent.find((r) => !r.passed);
   const excerpt = failed
     ? `\n\nlatest failed probe (${failed.sample}, ${ago(failed.startedAt, now)}): ${checkSummary(failed) ? `failed ${checkSummary(failed)}: ` : ""}${failed.reasons.join("; ") || failed.errorClass}\n  excerpt: ${truncate(oneLine(failed.excerpt), 300)}`
     : "";
-  return `${head}${recent}${excerpt}`;
+  return `${head}${fingerprints}${recent}${excerpt}`;
 }
 
 async function allHealth(ctx: Context, now: number) {

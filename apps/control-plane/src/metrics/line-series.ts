@@ -1,4 +1,12 @@
-import { ADMIN_STATES, type AdminState, DEFAULT_HEALTH_POLICY, HEALTH_STATES, isFastProbing, lineStatus } from "@linewatch/core";
+import {
+  ADMIN_STATES,
+  type AdminState,
+  DEFAULT_HEALTH_POLICY,
+  failingReferences,
+  HEALTH_STATES,
+  isFastProbing,
+  lineStatus,
+} from "@linewatch/core";
 import type { ScrapeState } from "./scrape-state";
 import type { FromState } from "./state-series";
 
@@ -62,6 +70,37 @@ export function lineSeries(now: () => number): FromState[] {
       },
     },
     ...trendSeries(now),
+    ...relaySeries(),
+  ];
+}
+
+/** What a relay can fake (docs/scoring.md#what-a-relay-can-fake): fingerprint samples whose answers moved, failing usage checks. */
+function relaySeries(): FromState[] {
+  return [
+    {
+      name: "linewatch_line_fingerprint_moved",
+      help: "Fingerprint samples of a line whose answers left its own anchors or its paid peers' (the sequential statistic at its threshold): another model may be answering under this line's name.",
+      labelNames: ["line"],
+      fill: (state, set) => {
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const tracks = Object.values(health.get(l.id)?.health?.fingerprints ?? {});
+          set({ line: l.name }, tracks.filter((t) => failingReferences(t).length > 0).length);
+        }
+      },
+    },
+    {
+      name: "linewatch_line_usage_failing",
+      help: "Samples of a line whose latest judged usage check failed: the line reports more tokens than the same prompt costs on its own anchor or its paid peers.",
+      labelNames: ["line"],
+      fill: (state, set) => {
+        const health = healthById(state);
+        for (const l of state.lines) {
+          const tracks = Object.values(health.get(l.id)?.health?.usage ?? {});
+          set({ line: l.name }, tracks.filter((t) => t.failing !== undefined).length);
+        }
+      },
+    },
   ];
 }
 

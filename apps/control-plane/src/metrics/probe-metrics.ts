@@ -72,8 +72,24 @@ function probeSeries(registry: Registry, collect: () => Promise<void>) {
         "line",
       ] as const),
     ),
+    // Billing evidence (docs/scoring.md#what-a-relay-can-fake): counted only where a reference
+    // expected a count, so claimed / expected compares like with like.
+    usageTokens: new Counter(
+      byLine(
+        "linewatch_usage_tokens_total",
+        "Billing evidence: tokens the line's answers to probes claimed (kind=claimed) and the tokens the same prompts cost on its own anchor and its paid peers (kind=expected), by line and direction (input, output); counted only for probes that had a reference.",
+        ["line", "kind", "direction"] as const,
+      ),
+    ),
   };
 }
+
+const USAGE_SERIES = [
+  ["claimed", "input"],
+  ["expected", "input"],
+  ["claimed", "output"],
+  ["expected", "output"],
+] as const;
 
 type ProbeSeries = ReturnType<typeof probeSeries>;
 
@@ -99,6 +115,7 @@ function seriesPruner(series: ProbeSeries, scrape: Scrape, seen: Map<string, Set
             series.contentLength.remove({ line });
             series.fields.remove({ line });
             series.tokens.remove({ line });
+            for (const [kind, direction] of USAGE_SERIES) series.usageTokens.remove({ line, kind, direction });
             seen.delete(line);
             continue;
           }
@@ -153,6 +170,18 @@ export function registerProbeMetrics(registry: Registry, scrape: Scrape, inFligh
       series.contentLength.observe({ line }, result.contentLength);
       series.fields.observe({ line }, result.hardFailure ? 0 : result.components.fields);
       if (result.tokens !== null && result.tokens > 0) series.tokens.inc({ line }, result.tokens);
+      const billing = result.relay?.billing;
+      if (billing) {
+        const { claimedInput, expectedInput, claimedOutput, expectedOutput } = billing;
+        if (claimedInput !== null && expectedInput !== null) {
+          series.usageTokens.inc({ line, kind: "claimed", direction: "input" }, claimedInput);
+          series.usageTokens.inc({ line, kind: "expected", direction: "input" }, expectedInput);
+        }
+        if (claimedOutput !== null && expectedOutput !== null) {
+          series.usageTokens.inc({ line, kind: "claimed", direction: "output" }, claimedOutput);
+          series.usageTokens.inc({ line, kind: "expected", direction: "output" }, expectedOutput);
+        }
+      }
     },
     /** A claimed probe started `lateMs` after its due time. */
     observeLateness(lateMs: number): void {

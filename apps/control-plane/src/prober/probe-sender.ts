@@ -6,6 +6,7 @@ import type { AppDeps } from "../deps";
 import type { CachedLine } from "../registry-cache";
 import type { BaselineCache } from "./baseline-cache";
 import type { ProbeLengths } from "./length-anchors";
+import type { RelayReferences } from "./relay-tracks";
 import { probeTimeoutMs, sendAndScore } from "./run-probe";
 import { createProbeAgent } from "./send-probe";
 import { StallMeter } from "./stall-meter";
@@ -25,6 +26,8 @@ export interface ProbeOrder {
   /** The scheduled slot (ms); null for manual probes. */
   slot: number | null;
   lengths: ProbeLengths;
+  /** What the fingerprint and usage checks are held to. */
+  relay: RelayReferences;
 }
 
 /**
@@ -46,6 +49,8 @@ export class ProbeSender {
       /** A probe is scored (or could not run): its slot is free. */
       onSent(): void;
     },
+    /** Picks each probe's phrasing. */
+    private readonly rng: () => number = Math.random,
   ) {
     this.agent = createProbeAgent(deps.config.allowUpstreamHosts, deps.dnsLookup);
     this.limit = pLimit(deps.config.maxInFlight);
@@ -76,7 +81,7 @@ export class ProbeSender {
     }
   }
 
-  private async probe({ line, sample, trigger, slot, lengths }: ProbeOrder): Promise<ProbeResultInsert> {
+  private async probe({ line, sample, trigger, slot, lengths, relay }: ProbeOrder): Promise<ProbeResultInsert> {
     this.counts.inFlight++;
     this.counts.peakInFlight = Math.max(this.counts.peakInFlight, this.counts.inFlight);
     this.counts.sent++;
@@ -87,9 +92,10 @@ export class ProbeSender {
       return await sendAndScore(
         this.deps,
         this.agent,
-        { line, apiKey: line.apiKey, sample, trigger, slot, ...lengths },
+        { line, apiKey: line.apiKey, sample, trigger, slot, ...lengths, relay },
         history,
         this.stall,
+        this.rng,
       );
     } finally {
       this.stall.end();

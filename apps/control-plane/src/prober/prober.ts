@@ -1,5 +1,12 @@
 import { anchoredLength, jitterOffsetMs, probeIntervalMs } from "@linewatch/core";
-import { type ClaimCompletion, type ClaimedProbe, deleteScheduleRow, errorSummary, type StoredProbeResult } from "@linewatch/db";
+import {
+  type ClaimCompletion,
+  type ClaimedProbe,
+  deleteScheduleRow,
+  errorSummary,
+  healthOfLines,
+  type StoredProbeResult,
+} from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { RegistryCache } from "../registry-cache";
 import { BaselineCache } from "./baseline-cache";
@@ -8,6 +15,7 @@ import { ReplicaHeartbeat } from "./heartbeat";
 import { LengthAnchors } from "./length-anchors";
 import { LineSamples } from "./line-samples";
 import { type ProberStats, ProbeSender } from "./probe-sender";
+import { RelayTracks } from "./relay-tracks";
 import { ResultStore } from "./result-store";
 import { isProbed, MAX_SCHEDULE_MS, ScheduleReconciler } from "./schedule-reconciler";
 
@@ -53,6 +61,7 @@ export class Prober {
   private readonly baselines = new BaselineCache();
   private readonly samples = new LineSamples();
   private readonly lengths = new LengthAnchors();
+  private readonly relay = new RelayTracks();
   private readonly heartbeats: ReplicaHeartbeat;
   private readonly reconciler: ScheduleReconciler;
   private readonly claims: DueClaims;
@@ -72,10 +81,15 @@ export class Prober {
       prepare: (claimed) => this.prepare(claimed),
       run: (row) => this.runClaimed(row),
     });
-    this.sender = new ProbeSender(deps, this.baselines, {
-      onStart: (lateMs) => hooks.onStart?.(lateMs),
-      onSent: () => this.claims.release(),
-    });
+    this.sender = new ProbeSender(
+      deps,
+      this.baselines,
+      {
+        onStart: (lateMs) => hooks.onStart?.(lateMs),
+        onSent: () => this.claims.release(),
+      },
+      rng,
+    );
     this.results = new ResultStore(deps, this.replica, this.baselines, {
       onResult: (result) => hooks.onResult(result),
       closed: () => this.claims.closed,
@@ -96,9 +110,14 @@ export class Prober {
     return this.reconciler.unschedulableLines();
   }
 
-  /** Make the schedule match the registry (ScheduleReconciler). */
-  reconcile(): Promise<void> {
-    return this.reconciler.reconcile();
+  /** Make the schedule match the registry (ScheduleReconciler); forget the tracks of lines and samples it no longer has. */
+  async reconcile(): Promise<void> {
+    await this.reconciler.reconcile();
+    const snapshot = await this.registry.get();
+    this.relay.retain(
+      (lineId, sampleId) => snapshot.lines.has(lineId) && snapshot.samples.has(sampleId),
+      (lineId) => snapshot.lines.has(lineId),
+    );
   }
 
   /** One scheduler tick: claim what is due, as many as there are free slots, and send it. */
@@ -116,12 +135,15 @@ export class Prober {
     if (!line) return { results: [], notStored: 0 };
     const samples = this.samples.of(snapshot, line);
     await this.syncBaselines(samples.map((s) => ({ lineId: line.id, sampleId: s.id })));
+    await this.syncRelay([line.id, ...this.relay.peerIds(snapshot, line)]);
     this.claims.reserve(samples.length);
     let notStored = 0;
+    const now = this.deps.clock.now();
     const results = await Promise.all(
       samples.map(async (sample) => {
         const lengths = this.lengths.of(snapshot, line, sample.id, this.lengths.anchored(line.id, sample.id));
-        const input = await this.sender.send({ line, sample, trigger: "manual", slot: null, lengths });
+        const relay = this.relay.of(snapshot, line, sample, samples, now);
+        const input = await this.sender.send({ line, sample, trigger: "manual", slot: null, lengths, relay });
         const stored = input ? await this.results.store(line, sample, { input, completion: null }) : null;
         if (input && !stored) notStored++;
         return stored;
@@ -145,6 +167,7 @@ export class Prober {
     const stale = claimed.filter((r) => this.baselines.needsSync(r.lineId, r.sampleId, r.newestResultAt));
     if (stale.length > 0) await this.syncBaselines(stale);
     this.lengths.record(claimed);
+    this.relay.record(claimed);
   }
 
   /** Bring the in-memory baselines of these pairs up to date (one query). A failure leaves them as they are. */
@@ -152,6 +175,13 @@ export class Prober {
     await this.baselines
       .sync(this.deps.database.db, pairs)
       .catch((error: unknown) => this.deps.logger.warn("cannot read baselines", errorSummary(error)));
+  }
+
+  /** Read these lines' fingerprint, usage and shape tracks from health (one query). A failure leaves them as they were. */
+  private async syncRelay(lineIds: string[]): Promise<void> {
+    await healthOfLines(this.deps.database.db, lineIds)
+      .then((rows) => this.relay.recordHealth(rows))
+      .catch((error: unknown) => this.deps.logger.warn("cannot read fingerprint and usage tracks", errorSummary(error)));
   }
 
   /** Send a claimed probe, then store its result with the claim handed back for its next slot. */
@@ -165,9 +195,11 @@ export class Prober {
       return;
     }
     const slot = row.nextAt.getTime();
+    const samples = this.samples.of(snapshot, line);
     const lengths = this.lengths.of(snapshot, line, sample.id, anchoredLength(row.lengthTrack ?? undefined));
-    const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths });
-    const interval = probeIntervalMs(line, this.samples.of(snapshot, line).length, { fast: row.fast });
+    const relay = this.relay.of(snapshot, line, sample, samples, this.deps.clock.now());
+    const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths, relay });
+    const interval = probeIntervalMs(line, samples.length, { fast: row.fast });
     const next = nextDueAt(row, interval, this.deps.clock.now(), this.rng);
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.results.store(line, sample, { input, completion });

@@ -1,20 +1,28 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   type BaselineEntry,
+  bodyFields,
+  claimedUsage,
   computeBaseline,
   fillTemplate,
   getAdapter,
   type Line,
   NONCE_LENGTH,
+  type ProbeRelay,
+  pickPhrasing,
   probeNonce,
+  probeRelay,
   type Sample,
   scoreProbe,
+  shapeSignature,
+  type UsageClaim,
 } from "@linewatch/core";
 import type { ProbeResultInsert } from "@linewatch/db";
 import type { Agent } from "undici";
 import type { AppDeps } from "../deps";
 import { lineSecrets, redactOutcome } from "../secrets";
 import { clientPlatform } from "./client-platform";
+import type { RelayReferences } from "./relay-tracks";
 import { type HttpOutcome, sendProbe } from "./send-probe";
 import type { StallMeter } from "./stall-meter";
 
@@ -33,6 +41,8 @@ export interface ProbeJob {
   trigger: string;
   /** The scheduled slot (ms); null for manual probes. */
   slot: number | null;
+  /** What the fingerprint and usage checks are held to; absent: neither is judged. */
+  relay?: RelayReferences;
 }
 
 /** SPEC §3: the line's timeout, else the sample's, else 10 s. */
@@ -52,16 +62,18 @@ export async function sendAndScore(
   job: ProbeJob,
   history: readonly BaselineEntry[],
   stall?: StallMeter,
+  rng: () => number = Math.random,
 ): Promise<ProbeResultInsert> {
   const { line, sample } = job;
   const startedAt = deps.clock.now();
   const nonce = probeNonce(randomBytes(NONCE_LENGTH));
   const adapter = getAdapter(line.protocol);
-  const request = adapter.buildProbe(
-    { baseUrl: line.baseUrl, model: line.model, headers: line.headers, apiKey: job.apiKey },
-    fillTemplate(sample.request, { nonce, now: startedAt }),
-    { platform: clientPlatform },
-  );
+  // One of the sample's phrasings, at random, so a relay cannot learn the probes' wording (docs/scoring.md#what-a-relay-can-fake).
+  const phrased = pickPhrasing(sample, rng);
+  const filled = fillTemplate(phrased.request, { nonce, now: startedAt });
+  const request = adapter.buildProbe({ baseUrl: line.baseUrl, model: line.model, headers: line.headers, apiKey: job.apiKey }, filled, {
+    platform: clientPlatform,
+  });
   const stalledBefore = stall?.reading() ?? 0;
   // An upstream may echo the key it was sent (a 401 body): nothing parsed, stored or shown may carry it.
   const sent: HttpOutcome = redactOutcome(
@@ -74,12 +86,16 @@ export async function sendAndScore(
   let content: string | null = null;
   let json: unknown = null;
   let tokens: number | null = null;
+  let claimed: UsageClaim | null = null;
+  let shape: string | null = null;
   let errorClass = outcome.errorClass;
   let errorMessage = outcome.errorMessage;
   if (outcome.status !== null) {
     const parsed = adapter.parseResponse(outcome.status, outcome.bodyText);
     if (parsed.ok) {
       ({ content, json, tokens } = parsed);
+      claimed = claimedUsage(parsed.usage, json);
+      shape = shapeSignature({ id: parsed.id, fields: bodyFields(json) });
     } else {
       errorClass = outcome.status >= 200 && outcome.status < 300 ? parsed.errorClass : "http_status";
       errorMessage = parsed.message;
@@ -101,7 +117,9 @@ export async function sendAndScore(
     baseline: computeBaseline(history),
     anchoredLength: job.anchoredLength ?? null,
     peerLength: job.peerLength ?? null,
+    ...relayInputs(job.relay, filled, phrased.variant, claimed),
   });
+  const relay: ProbeRelay | null = job.relay ? probeRelay(scored, phrased.variant, shape) : null;
   const excerpt = (content ?? (outcome.status !== null ? outcome.bodyText : (errorMessage ?? ""))).slice(0, EXCERPT_CHARS);
   return {
     lineId: line.id,
@@ -122,5 +140,23 @@ export async function sendAndScore(
     tokens,
     slot: job.slot,
     trigger: job.trigger,
+    relay,
+  };
+}
+
+/** The fingerprint and usage inputs of scoreProbe: the references, the request as sent, the tokens claimed. */
+function relayInputs(
+  refs: RelayReferences | undefined,
+  request: Record<string, unknown>,
+  variant: string,
+  claimed: UsageClaim | null,
+): Pick<Parameters<typeof scoreProbe>[0], "fingerprint" | "usage"> {
+  if (!refs) return {};
+  const { track, peers, threshold, shapeChanged } = refs.fingerprint;
+  return {
+    fingerprint: { request, variant, tier: refs.tier, track, peers, threshold, shapeChanged },
+    ...(claimed && (claimed.input !== null || claimed.output !== null)
+      ? { usage: { claimed, variant, tier: refs.tier, track: refs.usage.track, peers: refs.usage.peers } }
+      : {}),
   };
 }

@@ -1,6 +1,6 @@
 // How a golden sample is added, changed and deleted, and a sample as the API shows it (with the
 // checks its latest results could not evaluate).
-import { isUuid, type SampleCreate, type SampleDetail, type SamplePatch, type SampleResponse } from "@linewatch/contract";
+import { isUuid, type SampleCreate, type SampleDetail, type SamplePatch, type SampleResponse, sampleProblems } from "@linewatch/contract";
 import type { Sample } from "@linewatch/core";
 import {
   brokenChecksOf,
@@ -13,7 +13,7 @@ import {
   updateSample,
 } from "@linewatch/db";
 import type { AppDeps } from "../deps";
-import { NotFoundError } from "../errors";
+import { NotFoundError, ValidationError } from "../errors";
 import { duplicateName } from "./duplicate-name";
 
 const sampleNamed = (name: string | undefined) => `a sample named ${JSON.stringify(name)} already exists`;
@@ -22,6 +22,7 @@ const asResponse = (s: Sample & { source: string; updatedAt: string }): SampleRe
   ...s,
   source: s.source as SampleResponse["source"],
   expect: { ...s.expect },
+  variants: s.variants ?? [],
 });
 
 export class SampleService {
@@ -55,7 +56,19 @@ export class SampleService {
   }
 
   async update(id: string, patch: SamplePatch): Promise<SampleResponse> {
-    if (!isUuid(id) || !(await getSample(this.db, id))) throw new NotFoundError(`sample ${id}`);
+    const was = isUuid(id) ? await getSample(this.db, id) : null;
+    if (!was) throw new NotFoundError(`sample ${id}`);
+    // The sample the patch makes, whole: a fingerprint sample must stay one (docs/scoring.md#what-a-relay-can-fake).
+    const problems = sampleProblems({
+      request: patch.request ?? was.request,
+      expect: patch.expect ?? was.expect,
+      variants: patch.variants ?? was.variants ?? [],
+    });
+    if (problems.length > 0)
+      throw new ValidationError(
+        problems.map((p) => `${p.path.join(".")}: ${p.message}`).join("; "),
+        problems.map((p) => ({ field: p.path.join("."), message: p.message })),
+      );
     await this.checkRoutes(patch.routes);
     const { expect, ...rest } = patch;
     const write: Partial<SampleWrite> = { ...rest };

@@ -56,8 +56,11 @@ export interface HealthView {
       >;
     }
   >;
-  /** Per sample: the anchored prompt tokens per phrasing and completion tokens per character (null while learned). */
-  usage: Record<string, { promptTokens: Record<string, number | null>; tokensPerChar: number | null }>;
+  /**
+   * Per sample: the anchored prompt tokens per phrasing and completion tokens per character (null while
+   * learned), and the latest judged usage check's failure (null: it passed).
+   */
+  usage: Record<string, { promptTokens: Record<string, number | null>; tokensPerChar: number | null; failing: string | null }>;
   /** The answers' usual protocol shape and the latest change; null before the first answer. */
   shape: { usual: string | null; answers: number; changedAt: number | null; changedTo: string | null } | null;
   nextTickAt: number | null;
@@ -109,6 +112,7 @@ export function describeHealth(h: Health, policy: HealthPolicy): HealthView {
     usage: mapValues(h.usage, (u) => ({
       promptTokens: mapValues(u.prompt, (a) => (a.anchor === null ? null : Math.round(a.anchor * 10) / 10)),
       tokensPerChar: u.ratio.anchor === null ? null : round4(u.ratio.anchor),
+      failing: u.failing ?? null,
     })),
     shape:
       h.shape === null

@@ -120,6 +120,11 @@ export type HealthProbe = Pick<ProbeResult, "id" | "sampleId" | "score" | "passe
     usage?: UsageStep | null;
     /** shapeSignature() of the answer; absent: no answer (a hard failure) or not read. */
     shape?: string | null;
+    /**
+     * The usage check's verdict: its detail when it failed, null when it passed; absent when it was
+     * not judged (nothing claimed, or nothing to hold the claim to yet).
+     */
+    usageFailure?: string | null;
   };
 
 export type HealthEvent =
@@ -190,7 +195,12 @@ export type HealthEffect =
       probeIds: string[];
     }
   /** The answers' protocol shape changed (shape.ts): shown, and the line is probed fast (a fast_probe_until follows). */
-  | { kind: "shape_change"; from: string; to: string; detail: string; probeIds: string[] };
+  | { kind: "shape_change"; from: string; to: string; detail: string; probeIds: string[] }
+  /**
+   * A sample's usage check started failing (`failing`: true; `detail` names the tokens claimed and
+   * expected) or passed again (false). The failure itself is a content failure of the probe.
+   */
+  | { kind: "usage"; sampleId: string; failing: boolean; detail: string; probeIds: string[] };
 
 export interface Transition {
   health: Health;

@@ -2,7 +2,7 @@
 import { type FingerprintStep, type FingerprintTrack, failingReferences, stepFingerprint, tallyAnswers } from "../fingerprint/track";
 import { stepShape } from "../shape/shape";
 import type { AdminState } from "../types";
-import { stepUsage } from "../usage/usage";
+import { stepUsage, type UsageTrack } from "../usage/usage";
 import {
   addEvidence,
   contentThreshold,
@@ -276,7 +276,11 @@ function trackRelay(d: Draft, r: HealthProbe, passed: boolean, inService: boolea
     const after = failingReferences(track);
     if ((before.length === 0) !== (after.length === 0)) fingerprintEffect(d, r, r.fingerprint, track, after);
   }
-  if (r.usage) d.h.usage = { ...d.h.usage, [r.sampleId]: stepUsage(d.h.usage[r.sampleId], r.usage, inService && passed) };
+  if (r.usage) {
+    const was = d.h.usage[r.sampleId];
+    const track = stepUsage(was, r.usage, inService && passed);
+    d.h.usage = { ...d.h.usage, [r.sampleId]: usageVerdict(d, r, was?.failing, track) };
+  }
   if (r.shape) {
     const { track, change } = stepShape(d.h.shape ?? undefined, r.shape, inService, d.now);
     d.h.shape = track;
@@ -288,6 +292,23 @@ function trackRelay(d: Draft, r: HealthProbe, passed: boolean, inService: boolea
       d.effects.push({ kind: "fast_probe_until", until, probeIds: [r.id] });
     }
   }
+}
+
+/** The track with the probe's usage verdict kept (absent: not judged, the last one stands), and an effect when it flips. */
+function usageVerdict(d: Draft, r: HealthProbe, was: string | undefined, track: UsageTrack): UsageTrack {
+  if (r.usageFailure === undefined) return was === undefined ? track : { ...track, failing: was };
+  const { failing: _old, ...rest } = track;
+  const next: UsageTrack = r.usageFailure === null ? rest : { ...rest, failing: r.usageFailure };
+  if ((was === undefined) !== (r.usageFailure === null))
+    d.effects.push({
+      kind: "usage",
+      sampleId: r.sampleId,
+      failing: r.usageFailure !== null,
+      detail:
+        r.usageFailure === null ? `usage of sample ${r.sampleId} as expected again` : `usage of sample ${r.sampleId}: ${r.usageFailure}`,
+      probeIds: [r.id],
+    });
+  return next;
 }
 
 function fingerprintEffect(

@@ -1,2 +1,3 @@
+export * from "./claim";
 export * from "./parse";
 export * from "./usage";

@@ -16,7 +16,9 @@ export function parseUsageTrack(v: unknown): UsageTrack | null {
   if (!isRecord(v)) return null;
   const prompt: Record<string, TokenAnchor> = {};
   if (isRecord(v.prompt)) for (const [k, x] of Object.entries(v.prompt)) prompt[k] = parseTokenAnchor(x);
-  return { prompt, ratio: parseTokenAnchor(v.ratio) };
+  const track: UsageTrack = { prompt, ratio: parseTokenAnchor(v.ratio) };
+  if (typeof v.failing === "string") track.failing = v.failing;
+  return track;
 }
 
 /** Health's `usage`: per sample its track. */

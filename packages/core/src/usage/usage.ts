@@ -26,6 +26,8 @@ export interface UsageTrack {
   prompt: Record<string, TokenAnchor>;
   /** Completion tokens per character of answer. */
   ratio: TokenAnchor;
+  /** The latest judged usage check failed, with this detail; absent while it passes (events name the change). */
+  failing?: string;
 }
 
 /** What the health machine applies (stepUsage); stored with the result. */

@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
-import type { ErrorClass, ProbeResult } from "@linewatch/core";
+import { type ErrorClass, type HealthProbe, type ProbeRelay, type ProbeResult, parseProbeRelay, relayHealthFields } from "@linewatch/core";
 import { and, desc, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { probeResults, probeSchedule, samples } from "../schema/index";
 
 export type ProbeResultRow = typeof probeResults.$inferSelect;
 
-export interface StoredProbeResult extends ProbeResult {
+/** A stored result; what a relay can fake is in `relay`, and spread into the fields the health machine reads. */
+export interface StoredProbeResult extends ProbeResult, Pick<HealthProbe, "fingerprint" | "usage" | "shape" | "usageFailure"> {
   sampleName?: string;
   trigger: string;
+  /** The probe's relay record (core ProbeRelay); null for a hard failure; absent where not read. */
+  relay?: ProbeRelay | null;
 }
 
 export function toProbeResult(row: ProbeResultRow): StoredProbeResult {
@@ -31,10 +34,20 @@ export function toProbeResult(row: ProbeResultRow): StoredProbeResult {
     reasons: row.reasons,
     tokens: row.tokens,
     trigger: row.trigger,
+    ...withRelay(parseProbeRelay(row.relay)),
   };
 }
 
-export type ProbeResultInsert = Omit<ProbeResult, "id" | "startedAt"> & { startedAt: Date; slot: number | null; trigger: string };
+/** The relay record and the health machine's fields from it. */
+const withRelay = (relay: ProbeRelay | null) => ({ relay, ...relayHealthFields(relay) });
+
+export type ProbeResultInsert = Omit<ProbeResult, "id" | "startedAt"> & {
+  startedAt: Date;
+  slot: number | null;
+  trigger: string;
+  /** Absent: none (a hard failure, or a row written by a test or a benchmark without one). */
+  relay?: ProbeRelay | null;
+};
 
 /** Insert a result; null when a result for the same scheduled slot already exists (another replica ran it). */
 export async function insertProbeResult(db: Db, input: ProbeResultInsert): Promise<StoredProbeResult | null> {
@@ -114,6 +127,7 @@ export async function storeProbeResults(
       tokens: r.tokens,
       slot: r.slot,
       trigger: r.trigger,
+      relay: r.relay ?? null,
     })),
   );
   const done = jsonRowsParam(
@@ -126,9 +140,9 @@ export async function storeProbeResults(
   );
   const result = await db.execute(sql`
     with ins as (
-      insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger)
-      select id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger
-      from jsonb_to_recordset(${results}::jsonb) as x(id uuid, line_id uuid, sample_id uuid, started_at timestamptz, latency_ms integer, status integer, error_class text, hard_failure boolean, passed boolean, score real, components jsonb, checks jsonb, content_length integer, content_hash text, excerpt text, reasons jsonb, tokens integer, slot bigint, trigger text)
+      insert into ${probeResults} (id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger, relay)
+      select id, line_id, sample_id, started_at, latency_ms, status, error_class, hard_failure, passed, score, components, checks, content_length, content_hash, excerpt, reasons, tokens, slot, trigger, relay
+      from jsonb_to_recordset(${results}::jsonb) as x(id uuid, line_id uuid, sample_id uuid, started_at timestamptz, latency_ms integer, status integer, error_class text, hard_failure boolean, passed boolean, score real, components jsonb, checks jsonb, content_length integer, content_hash text, excerpt text, reasons jsonb, tokens integer, slot bigint, trigger text, relay jsonb)
       on conflict do nothing
       returning id),
     done as (
@@ -143,7 +157,9 @@ export async function storeProbeResults(
     select coalesce(json_agg(id), '[]'::json)::text as ids from ins`);
   const ids = JSON.parse(executeRows<{ ids: string }>(result)[0]?.ids ?? "[]") as string[];
   const stored = new Set(ids);
-  return withIds.map(({ slot: _slot, startedAt, ...r }) => (stored.has(r.id) ? { ...r, startedAt: startedAt.getTime() } : null));
+  return withIds.map(({ slot: _slot, startedAt, ...r }) =>
+    stored.has(r.id) ? { ...r, startedAt: startedAt.getTime(), ...withRelay(r.relay ?? null) } : null,
+  );
 }
 
 /** What a baseline needs of a past result, and when it started (ms). */
@@ -236,6 +252,43 @@ export async function probeSpend(db: Db, lineId: string, since: Date): Promise<{
     .from(probeResults)
     .where(and(eq(probeResults.lineId, lineId), gte(probeResults.startedAt, since)));
   return { probes: row?.probes ?? 0, tokens: row?.tokens ?? 0 };
+}
+
+/**
+ * A line's billing evidence since `since` (docs/scoring.md#what-a-relay-can-fake): the tokens its
+ * probes' answers claimed against the tokens their references expected, per direction, summed over
+ * the probes that had a reference for that direction (so the two sums compare), and how many of its
+ * probes failed the usage check.
+ */
+export interface BillingEvidence {
+  probes: number;
+  claimedInput: number;
+  expectedInput: number;
+  claimedOutput: number;
+  expectedOutput: number;
+  usageFailures: number;
+}
+
+export async function billingEvidence(db: Db, lineId: string, since: Date): Promise<BillingEvidence> {
+  const result = await db.execute(sql`
+    select count(*)::int as probes,
+      coalesce(sum((b->>'claimedInput')::float8) filter (where b->>'expectedInput' is not null and b->>'claimedInput' is not null), 0) as claimed_input,
+      coalesce(sum((b->>'expectedInput')::float8) filter (where b->>'expectedInput' is not null and b->>'claimedInput' is not null), 0) as expected_input,
+      coalesce(sum((b->>'claimedOutput')::float8) filter (where b->>'expectedOutput' is not null and b->>'claimedOutput' is not null), 0) as claimed_output,
+      coalesce(sum((b->>'expectedOutput')::float8) filter (where b->>'expectedOutput' is not null and b->>'claimedOutput' is not null), 0) as expected_output,
+      (count(*) filter (where jsonb_typeof(r.relay->'usageFailure') = 'string'))::int as usage_failures
+    from ${probeResults} r cross join lateral (select r.relay->'billing' as b) x
+    where r.line_id = ${lineId} and r.started_at >= ${since.toISOString()}::timestamptz and jsonb_typeof(r.relay->'billing') = 'object'`);
+  const row = executeRows<Record<string, number | string>>(result)[0] ?? {};
+  const n = (k: string) => Math.round(Number(row[k] ?? 0) * 10) / 10;
+  return {
+    probes: n("probes"),
+    claimedInput: n("claimed_input"),
+    expectedInput: n("expected_input"),
+    claimedOutput: n("claimed_output"),
+    expectedOutput: n("expected_output"),
+    usageFailures: n("usage_failures"),
+  };
 }
 
 /** Delete up to `batch` results older than `before`; returns how many went. Small batches never block probes for long. */

@@ -1,5 +1,5 @@
 import type { Protocol, Sample, SampleExpect } from "@linewatch/core";
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { samples } from "../schema/index";
 
@@ -11,6 +11,8 @@ export interface SampleWrite {
   routes: string[];
   request: Record<string, unknown>;
   expect: SampleExpect;
+  /** Default none. */
+  variants?: string[];
   timeoutMs: number | null;
   weight: number;
 }
@@ -23,6 +25,7 @@ export function toSample(row: SampleRow): Sample & { source: string; updatedAt: 
     routes: row.routes,
     request: row.request,
     expect: row.expect as SampleExpect,
+    variants: row.variants,
     timeoutMs: row.timeoutMs,
     weight: row.weight,
     source: row.source,
@@ -73,6 +76,7 @@ export async function upsertShippedSample(db: Db, input: SampleWrite, now: Date)
         routes: input.routes,
         request: input.request,
         expect: input.expect as Record<string, unknown>,
+        variants: input.variants ?? [],
         timeoutMs: input.timeoutMs,
         weight: input.weight,
         updatedAt: now,
@@ -86,4 +90,13 @@ export async function upsertShippedSample(db: Db, input: SampleWrite, now: Date)
 export async function deleteSample(db: Db, id: string): Promise<boolean> {
   const deleted = await db.delete(samples).where(eq(samples.id, id)).returning({ id: samples.id });
   return deleted.length > 0;
+}
+
+/** Delete the shipped fingerprint samples no operator edited (their probe results go with them); their names. */
+export async function deleteShippedFingerprintSamples(db: Db): Promise<string[]> {
+  const deleted = await db
+    .delete(samples)
+    .where(and(eq(samples.source, "shipped"), sql`${samples.expect} ? 'fingerprint'`))
+    .returning({ name: samples.name });
+  return deleted.map((r) => r.name);
 }

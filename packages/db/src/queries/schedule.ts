@@ -1,4 +1,13 @@
-import { type LengthTrack, parseLengthTrack } from "@linewatch/core";
+import {
+  type FingerprintTrack,
+  type LengthTrack,
+  parseFingerprintTrack,
+  parseLengthTrack,
+  parseShapeTrack,
+  parseUsageTrack,
+  type ShapeTrack,
+  type UsageTrack,
+} from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { lineHealth, probeResults, probeSchedule, replicas } from "../schema/index";
@@ -46,6 +55,14 @@ export interface ClaimedProbe extends ScheduleRow {
   regularAt: number | null;
   /** The line's usual answer length for this sample (health's length track); null before it has one. */
   lengthTrack: LengthTrack | null;
+  /**
+   * What a relay can fake (docs/scoring.md#what-a-relay-can-fake), as the line's health holds it: its
+   * fingerprint track for this sample (a fingerprint sample's only), its usage track for the sample,
+   * and the shape of its answers; null before it has one.
+   */
+  fingerprintTrack: FingerprintTrack | null;
+  usageTrack: UsageTrack | null;
+  shapeTrack: ShapeTrack | null;
 }
 
 /**
@@ -78,7 +95,10 @@ export async function claimDueProbesWithContext(
       'newestResultAt', (select max(r.started_at) from ${probeResults} r where r.line_id = c.line_id and r.sample_id = c.sample_id),
       'fast', coalesce(c.fast_until > ${now.toISOString()}::timestamptz and coalesce(h.state, 'healthy') <> 'cooldown', false),
       'regularAt', c.regular_at,
-      'lengthTrack', h.health->'lengths'->(c.sample_id::text))), '[]'::json)::text as rows
+      'lengthTrack', h.health->'lengths'->(c.sample_id::text),
+      'fingerprintTrack', h.health->'fingerprints'->(c.sample_id::text),
+      'usageTrack', h.health->'usage'->(c.sample_id::text),
+      'shapeTrack', h.health->'shape')), '[]'::json)::text as rows
     from c left join ${lineHealth} h on h.line_id = c.line_id`);
   const rows = JSON.parse(executeRows<{ rows: string }>(result)[0]?.rows ?? "[]") as {
     lineId: string;
@@ -89,6 +109,9 @@ export async function claimDueProbesWithContext(
     fast: boolean;
     regularAt: string | null;
     lengthTrack: unknown;
+    fingerprintTrack: unknown;
+    usageTrack: unknown;
+    shapeTrack: unknown;
   }[];
   return rows.map((r) => ({
     lineId: r.lineId,
@@ -99,6 +122,9 @@ export async function claimDueProbesWithContext(
     fast: r.fast,
     regularAt: r.regularAt === null ? null : new Date(r.regularAt).getTime(),
     lengthTrack: parseLengthTrack(r.lengthTrack),
+    fingerprintTrack: parseFingerprintTrack(r.fingerprintTrack),
+    usageTrack: parseUsageTrack(r.usageTrack),
+    shapeTrack: parseShapeTrack(r.shapeTrack),
   }));
 }
 

@@ -1,4 +1,4 @@
-import type { ProbeCheck, ScoreComponents } from "@linewatch/core";
+import type { ProbeCheck, ProbeRelay, ScoreComponents } from "@linewatch/core";
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { lines } from "./lines";
@@ -29,6 +29,12 @@ export const probeResults = pgTable(
     excerpt: text("excerpt").notNull().default(""),
     reasons: jsonb("reasons").$type<string[]>().notNull(),
     tokens: integer("tokens"),
+    /**
+     * What a relay can fake, as this probe saw it (core ProbeRelay): the phrasing sent, the fingerprint
+     * and usage steps the health machine applied, the billing evidence and the answer's shape; null
+     * for a hard failure and for results stored before it was kept.
+     */
+    relay: jsonb("relay").$type<ProbeRelay>(),
     /** Scheduled slot (ms, interval-aligned) so replicas never store the same scheduled probe twice; null for manual probes. */
     slot: bigint("slot", { mode: "number" }),
     trigger: text("trigger").notNull().default("schedule"),

@@ -193,7 +193,7 @@ describe("usage in health", () => {
     const u = h.usage.json;
     expect(u?.prompt[""]).toEqual({ anchor: 70, n: 21, recent: [70, 70, 70, 70, 84] });
     expect(u?.ratio.anchor).toBeCloseTo(0.25, 9);
-    expect(describeHealth(h, policy).usage.json).toEqual({ promptTokens: { "": 70 }, tokensPerChar: 0.25 });
+    expect(describeHealth(h, policy).usage.json).toEqual({ promptTokens: { "": 70 }, tokensPerChar: 0.25, failing: null });
   });
 });
 

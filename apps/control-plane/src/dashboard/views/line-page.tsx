@@ -172,6 +172,120 @@ const ProbingCard: FC<{ p: LinePage }> = ({ p }) => {
   );
 };
 
+type Relay = LineHealth["relay"];
+
+/** What a relay can fake (docs/scoring.md#what-a-relay-can-fake): fingerprint, usage and shape verdicts, billing evidence. */
+const RelayCard: FC<{ relay: Relay; now: number }> = ({ relay, now }) => {
+  const moved = relay.fingerprints.filter((f) => f.failing.length > 0);
+  const usage = relay.usage.filter((u) => u.failing !== null);
+  const b = relay.billing;
+  return (
+    <section class="panel card" id="relay-card">
+      <h2>What a relay can fake</h2>
+      <Kv k="fingerprint" title="Short answers at temperature 0 against the line's own anchors and its paid peers'">
+        {relay.fingerprints.length === 0 ? (
+          <span class="muted">no fingerprint sample</span>
+        ) : moved.length === 0 ? (
+          <span class="s-good" data-verdict="fingerprint-ok">
+            as anchored ({relay.fingerprints.length} samples)
+          </span>
+        ) : (
+          <span class="s-bad" data-verdict="fingerprint-moved">
+            moved: {moved.map((f) => `${f.sample} (${f.failing.join(", ")})`).join(", ")}
+          </span>
+        )}
+      </Kv>
+      <Kv k="usage" title="Prompt and completion tokens claimed against the line's own anchor and its paid peers'">
+        {relay.usage.length === 0 ? (
+          <span class="muted">no usage reported</span>
+        ) : usage.length === 0 ? (
+          <span class="s-good" data-verdict="usage-ok">
+            as expected ({relay.usage.length} samples)
+          </span>
+        ) : (
+          <span class="s-bad" data-verdict="usage-failing" title={usage.map((u) => `${u.sample}: ${u.failing}`).join("\n")}>
+            inflated: {usage.map((u) => u.sample).join(", ")}
+          </span>
+        )}
+      </Kv>
+      <Kv k="billed, 24 h" title="Tokens claimed / tokens expected, summed over the probes that had a reference">
+        {b.probes === 0 ? (
+          <span class="muted">no usage reported</span>
+        ) : (
+          <span class={b.inflation !== null && b.inflation > 1.1 ? "s-bad" : ""} data-billing={String(b.inflation ?? "")}>
+            {b.claimedInput + b.claimedOutput} of {b.expectedInput + b.expectedOutput} expected tokens
+            {b.inflation === null ? "" : ` (${percent(b.inflation)})`} · {b.usageFailures} usage failure(s)
+          </span>
+        )}
+      </Kv>
+      <Kv k="shape" title={relay.shape?.usual ?? ""}>
+        {relay.shape === null ? (
+          <span class="muted">no answer yet</span>
+        ) : relay.shape.changedAt ? (
+          <span class={relay.shape.recentlyChanged ? "s-warn" : ""} data-verdict="shape-changed">
+            changed <Ago at={Date.parse(relay.shape.changedAt)} now={now} />
+          </span>
+        ) : (
+          <span class="s-good">as usual ({relay.shape.answers} answers)</span>
+        )}
+      </Kv>
+    </section>
+  );
+};
+
+/** Per fingerprint sample and phrasing: the anchored answers against the latest. */
+const FingerprintPanel: FC<{ relay: Relay }> = ({ relay }) =>
+  relay.fingerprints.length === 0 ? null : (
+    <section class="panel" id="p-fingerprints">
+      <div class="panel-head">
+        <h2>Fingerprints</h2>
+        <span class="hint">
+          anchored answers per phrasing against the latest · evidence against the line's own anchor and its paid peers'
+        </span>
+      </div>
+      <div class="scroll">
+        <table class="probes">
+          <thead>
+            <tr>
+              <th>sample</th>
+              <th>verdict</th>
+              <th class="num">own</th>
+              <th class="num">peers</th>
+              <th class="num">threshold</th>
+              <th>anchored answers</th>
+              <th>latest</th>
+            </tr>
+          </thead>
+          <tbody>
+            {relay.fingerprints.map((f) => (
+              <tr class={f.failing.length > 0 ? "fail" : "pass"} data-fingerprint={f.sample}>
+                <td>{f.sample}</td>
+                <td class={f.failing.length > 0 ? "s-bad" : "s-good"}>{f.failing.length > 0 ? `moved (${f.failing.join(", ")})` : "ok"}</td>
+                <td class="num">{f.own.toFixed(1)}</td>
+                <td class="num">{f.peers.toFixed(1)}</td>
+                <td class="num">{f.threshold.toFixed(1)}</td>
+                <td>
+                  {f.variants.map((v) => (
+                    <div>
+                      {v.answers === 0
+                        ? "none yet"
+                        : `${v.anchor.map((a) => `${a.answer} ${Math.round(a.share * 100)}%`).join(", ")} (${v.answers})`}
+                    </div>
+                  ))}
+                </td>
+                <td>
+                  {f.variants.map((v) => (
+                    <div>{v.latest.map((a) => `${a.answer} ×${a.count}`).join(", ") || "–"}</div>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+
 const ChartPanel: FC<{ id: string; hours: WindowHours }> = ({ id, hours }) => (
   <section class="panel" id="p-line-chart">
     <div class="panel-head">
@@ -286,9 +400,11 @@ export const LinePageBody: FC<{ p: LinePage; canWrite: boolean; now: number; hou
       <ScoreCard h={p.health} />
       <HealthCard h={p.health} now={now} />
       <ProbingCard p={p} />
+      <RelayCard relay={p.health.relay} now={now} />
     </div>
     <ChartPanel id={p.line.id} hours={hours} />
     <ProbesPanel recent={p.recent} now={now} />
+    <FingerprintPanel relay={p.health.relay} />
     <section class="panel" id="p-events">
       <div class="panel-head">
         <h2>Timeline of this line</h2>

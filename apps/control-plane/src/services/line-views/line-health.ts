@@ -1,7 +1,7 @@
 // A line's health as GET /v1/lines/:id/health and the line's page show it: its status (core
 // lineStatus), the components behind its score, its weight per route, what probing it costs, its
 // recent probes and live evidence.
-import type { LineHealth } from "@linewatch/contract";
+import type { LineHealth, LineRelay } from "@linewatch/contract";
 import {
   applicableSamples,
   averageComponents,
@@ -15,8 +15,9 @@ import {
   probesPerDay,
   type Sample,
   type ScoreComponents,
+  shapeChangedRecently,
 } from "@linewatch/core";
-import { getLineHealth, latestLineResults, probeSpend } from "@linewatch/db";
+import { billingEvidence, getLineHealth, latestLineResults, probeSpend } from "@linewatch/db";
 import type { AppDeps } from "../../deps";
 import type { Engine } from "../../engine";
 import type { CachedLine } from "../../registry-cache";
@@ -45,6 +46,47 @@ export async function lineHealth(deps: Pick<AppDeps, "database" | "clock">, engi
     probing: await probing(deps, line, samples, health, now),
     recent: recent.slice(0, 20).map(resultView),
     live: liveView(await engine.live.view(id)),
+    relay: await relayView(deps, view, health, snapshot.samples, id, now),
+  };
+}
+
+/** What a relay can fake, for this line (docs/scoring.md#what-a-relay-can-fake): verdicts, anchors, billing evidence. */
+async function relayView(
+  deps: Pick<AppDeps, "database">,
+  view: LineStatus,
+  health: Health | null,
+  samples: ReadonlyMap<string, Sample>,
+  lineId: string,
+  now: number,
+): Promise<LineRelay> {
+  const name = (id: string) => samples.get(id)?.name ?? id;
+  const since = new Date(now - DAY_MS);
+  const b = await billingEvidence(deps.database.db, lineId, since);
+  const expected = b.expectedInput + b.expectedOutput;
+  return {
+    fingerprints: Object.entries(view.fingerprints).map(([sampleId, f]) => ({
+      sampleId,
+      sample: name(sampleId),
+      own: f.own,
+      peers: f.peers,
+      threshold: f.threshold,
+      failing: f.failing,
+      variants: Object.entries(f.variants).map(([variant, v]) => ({ variant, ...v })),
+    })),
+    usage: Object.entries(view.usage).map(([sampleId, u]) => ({ sampleId, sample: name(sampleId), ...u })),
+    shape:
+      view.shape === null
+        ? null
+        : {
+            ...view.shape,
+            changedAt: iso(view.shape.changedAt),
+            recentlyChanged: shapeChangedRecently(health?.shape, now),
+          },
+    billing: {
+      since: since.toISOString(),
+      ...b,
+      inflation: expected > 0 ? Math.round(((b.claimedInput + b.claimedOutput) / expected) * 1000) / 1000 : null,
+    },
   };
 }
 

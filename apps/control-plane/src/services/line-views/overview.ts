@@ -184,6 +184,9 @@ export function describeEvent(e: EventRow, lineNames: Map<string, string>): Even
     change = `score ${d.from.toFixed(0)} → ${d.to.toFixed(0)}`;
   else if (e.kind === "table_published")
     change = `v${d.previousVersion ?? "–"} → v${String(d.version)}${d.mode && d.mode !== "normal" ? ` (${String(d.mode)})` : ""}`;
+  else if (e.kind === "fingerprint") change = d.moved === true ? "fingerprint moved" : "fingerprint back";
+  else if (e.kind === "usage") change = d.failing === true ? "usage inflated" : "usage back";
+  else if (e.kind === "shape_change") change = "shape changed";
   return { id: e.id, at: e.at.getTime(), kind: e.kind, lineId: e.lineId, subject: lineName ?? e.routeName ?? "", change, reason: e.reason };
 }
 
