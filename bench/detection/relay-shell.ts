@@ -61,7 +61,13 @@ async function runSeed(seed: number): Promise<SeedResult> {
   const names = [...HONEST, ...Object.keys(FAULTS)];
   const lab = await startLab({ lines: names.map((name) => ({ name, seed: `${name}-${seed}`, model })) });
   const database = await createDb({ dataDir: "memory" });
-  const config = loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", LINEWATCH_SCHEDULER: "false", LINEWATCH_BATCH_LINGER_MS: "0" });
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    LINEWATCH_SCHEDULER: "false",
+    LINEWATCH_BATCH_LINGER_MS: "0",
+  });
   const cp = await serveControlPlane(
     { config, database, clock: systemClock, logger: createLogger("silent"), secrets: createSecretBox(randomBytes(32).toString("hex")) },
     { rng: mulberry32(seed) },
@@ -94,7 +100,8 @@ async function runSeed(seed: number): Promise<SeedResult> {
   }
   type Result = { passed: boolean; checks: { name: string; verdict: string }[] };
   const probe = async (name: string) => ((await api(`/v1/lines/${ids[name]}/probe`, { method: "POST" })) as { results: Result[] }).results;
-  const failedCheck = (rs: Result[], check: string) => rs.filter((r) => r.checks.some((c) => c.name === check && c.verdict === "fail")).length;
+  const failedCheck = (rs: Result[], check: string) =>
+    rs.filter((r) => r.checks.some((c) => c.name === check && c.verdict === "fail")).length;
   const out: SeedResult = {
     caughtAt: {},
     usageFirstFail: null,
@@ -161,7 +168,9 @@ const q = (xs: number[]) => {
   const min = (x: number) => `${x} (${((x * INTERVAL_S) / 60).toFixed(1)} min)`;
   return `${min(s[0] as number)} / ${min(s[Math.floor((s.length - 1) / 2)] as number)} / ${min(s[s.length - 1] as number)}`;
 };
-console.log(`\n${SEEDS} seeds, warm-up ${WARM} rounds, then up to ${ROUNDS} rounds; rounds to factor ≤ 0.5 (min / median / max), caught n/${SEEDS}:`);
+console.log(
+  `\n${SEEDS} seeds, warm-up ${WARM} rounds, then up to ${ROUNDS} rounds; rounds to factor ≤ 0.5 (min / median / max), caught n/${SEEDS}:`,
+);
 for (const name of Object.keys(FAULTS) as Faulted[]) {
   if (name === "free-usage") continue;
   const got = results.flatMap((r) => (r.caughtAt[name] === undefined ? [] : [r.caughtAt[name] as number]));
@@ -173,4 +182,6 @@ const honest = results.reduce((a, r) => a + r.honestAnswers, 0);
 console.log(
   `  honest paid lines: ${results.reduce((a, r) => a + r.honestFingerprintFails, 0)} fingerprint and ${results.reduce((a, r) => a + r.honestUsageFails, 0)} usage failures in ${honest} probes`,
 );
-console.log(`  largest health record: ${Math.max(...results.map((r) => r.healthBytes))} bytes; wall ${results.reduce((a, r) => a + r.wallS, 0)} s`);
+console.log(
+  `  largest health record: ${Math.max(...results.map((r) => r.healthBytes))} bytes; wall ${results.reduce((a, r) => a + r.wallS, 0)} s`,
+);

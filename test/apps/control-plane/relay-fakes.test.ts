@@ -193,8 +193,8 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
     expect([...sampleNames].every((n) => PROMPTS.includes(n))).toBe(true);
     const e = moved[0];
     expect(e?.reason).toMatch(/^fingerprint of sample .+: .+ anchor/);
-    expect((e?.data.anchor as unknown[]).length).toBeGreaterThan(0);
-    expect((e?.data.now as unknown[]).length).toBeGreaterThan(0);
+    expect((e?.data.anchor as unknown[] | undefined)?.length).toBeGreaterThan(0);
+    expect((e?.data.now as unknown[] | undefined)?.length).toBeGreaterThan(0);
     // The dashboard's line page says so.
     const page = await (await w.cp.request("/lines/free-sub")).text();
     expect(page).toContain('data-verdict="fingerprint-moved"');
