@@ -19,6 +19,7 @@ import { favicon } from "./routes/system/favicon";
 import { systemRoutes } from "./routes/system/index";
 import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
+import { webhookRoutes } from "./routes/webhooks/index";
 import type { Services } from "./services/index";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps, services: Services, auth: TokenStore) {
   app.route("/v1/events", eventRoutes(services));
   app.route("/v1/outcomes", outcomeRoutes(services));
   app.route("/v1/tokens", tokenRoutes(services));
+  app.route("/v1/webhooks", webhookRoutes(services));
   app.route("/v1/samples", sampleRoutes(services));
   app.route("/v1/routes", routeRoutes(services));
   app.route("/v1/replay", replayRoutes(services, deps.logger));

@@ -7,3 +7,4 @@ export * from "./score-tone";
 export * from "./scoring/index";
 export * from "./tables/index";
 export * from "./types";
+export * from "./webhooks/index";
