@@ -273,3 +273,13 @@ export async function deleteOldWebhookDeliveries(db: Db, before: Date, batch: nu
     returning 1`);
   return executeRows(result).length;
 }
+
+/** Swap a sink's sealed secret, only while it still holds `expected` (a rotation never overwrites a change made meanwhile). */
+export async function replaceWebhookSecretEnc(db: Db, id: string, expected: string, next: string): Promise<boolean> {
+  const rows = await db
+    .update(webhooks)
+    .set({ secretEnc: next })
+    .where(and(eq(webhooks.id, id), eq(webhooks.secretEnc, expected)))
+    .returning({ id: webhooks.id });
+  return rows.length > 0;
+}
