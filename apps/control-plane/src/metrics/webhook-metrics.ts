@@ -36,14 +36,14 @@ export async function readWebhookScrape(database: Pick<Database, "db">): Promise
   };
 }
 
-/** linewatch_webhook_*: deliveries by outcome, each sink's queue and its oldest event's age, the outbox. */
+/** linewatch_webhook_*: deliveries by outcome, each sink's queue and its oldest event's age, the outbox and its oldest event's age. */
 export function registerWebhookMetrics(
   registry: Registry,
   read: () => Promise<WebhookScrape>,
   now: () => number,
   logger?: Pick<Logger, "warn">,
 ): void {
-  // One read per scrape, shared by the four collect()s prom-client starts together.
+  // One read per scrape, shared by the collect()s prom-client starts together.
   let pending: Promise<WebhookScrape | null> | null = null;
   const scrape = () =>
     (pending ??= read()
@@ -91,6 +91,16 @@ export function registerWebhookMetrics(
       const t = now();
       for (const sink of s?.sinks ?? [])
         this.set({ webhook: sink.name }, sink.oldestPendingAt === null ? 0 : Math.max(0, (t - sink.oldestPendingAt) / 1000));
+    },
+  });
+  new Gauge({
+    name: "linewatch_webhook_outbox_oldest_age_seconds",
+    help: "Age of the oldest event not yet fanned out to the webhook sinks (0: none): the fan-out runs every second, so it stays near 0.",
+    registers: [registry],
+    async collect() {
+      const s = await scrape();
+      this.reset();
+      if (s) this.set(s.outbox.oldestAt === null ? 0 : Math.max(0, (now() - s.outbox.oldestAt) / 1000));
     },
   });
   new Gauge({
