@@ -308,6 +308,13 @@ describe("a receiver that fails", () => {
     expect(metrics).toContain('linewatch_webhook_queue_depth{webhook="dead"} 0');
     expect(metrics).toContain('linewatch_webhook_oldest_undelivered_age_seconds{webhook="dead"} 0');
     expect(metrics).toMatch(/^linewatch_webhook_outbox_events 0$/m);
+    expect(metrics).toMatch(/^linewatch_webhook_outbox_oldest_age_seconds 0$/m);
+    // The dashboard's webhooks page: the dead letter and the last error, the endpoint without its path.
+    const page = await (await cp.request("/webhooks")).text();
+    expect(page).toMatch(/<title>\(1\) webhooks · linewatch<\/title>/);
+    expect(page).toMatch(/<tr data-webhook="dead">[\s\S]*?data-dead-letters="1"[\s\S]*?HTTP 503: receiver says 503/);
+    expect(page).toContain(new URL(r.url).origin);
+    expect(page).not.toContain(r.url);
     await cp.request(`/v1/lines/${free.id}`, { method: "PATCH", json: { adminState: "active" } });
     await cp.request(`/v1/webhooks/${s.id}`, { method: "DELETE" });
     await deliver();
