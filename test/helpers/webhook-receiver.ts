@@ -11,8 +11,12 @@ export interface Received {
   status: number | null;
 }
 
-/** What the receiver does with a request: answer with a status, or hang (never answer). */
-export type Respond = (req: { headers: Record<string, string>; body: string; n: number }) => number | "hang";
+/** What the receiver does with a request: answer with a status (after `delayMs`), or hang (never answer). */
+export type Respond = (req: {
+  headers: Record<string, string>;
+  body: string;
+  n: number;
+}) => number | "hang" | { status: number; delayMs: number };
 
 export interface WebhookReceiver {
   url: string;
@@ -42,8 +46,12 @@ export async function startWebhookReceiver(respond: Respond = () => 200): Promis
         res.on("close", () => hanging.delete(res));
         return;
       }
-      entry.status = status;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status >= 300 ? `receiver says ${status}` : "ok");
+      const { code, delayMs } =
+        typeof status === "number" ? { code: status, delayMs: 0 } : { code: status.status, delayMs: status.delayMs };
+      setTimeout(() => {
+        entry.status = code;
+        res.writeHead(code, { "content-type": "text/plain" }).end(code >= 300 ? `receiver says ${code}` : "ok");
+      }, delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

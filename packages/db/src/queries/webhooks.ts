@@ -213,7 +213,8 @@ export type AttemptOutcome = { delivered: true } | { delivered: false; error: st
 
 /**
  * Record an attempt's outcome and count it on its sink, in one statement. Only the claimant may
- * (a claim another replica took over is not overwritten); returns whether it did.
+ * (a claim another replica took over is not overwritten); returns whether it did. A finished
+ * delivery keeps `claimed_by`: the replica that delivered it or gave it up.
  */
 export async function finishWebhookAttempt(db: Db, replica: string, id: number, now: Date, outcome: AttemptOutcome): Promise<boolean> {
   const at = now.toISOString();
@@ -221,10 +222,17 @@ export async function finishWebhookAttempt(db: Db, replica: string, id: number, 
   const mine = sql`id = ${id} and claimed_by = ${replica} and status = 'pending'`;
   let result: unknown;
   if (outcome.delivered) {
+    // The receiver answers again: the sink's other deliveries waiting out a backoff are due now
+    // (a receiver back after a long outage is not left waiting for each line's next retry).
     result = await db.execute(sql`
       with d as (
-        update ${d} set status = 'delivered', done_at = ${at}::timestamptz, claimed_by = null, claimed_until = null, last_error = null
-        where ${mine} returning webhook_id)
+        update ${d} set status = 'delivered', done_at = ${at}::timestamptz, claimed_until = null, last_error = null
+        where ${mine} returning webhook_id),
+      due as (
+        update ${d} p set next_at = ${at}::timestamptz
+        where p.webhook_id in (select webhook_id from d) and p.status = 'pending' and p.attempts > 0
+          and p.next_at > ${at}::timestamptz and p.claimed_by is null
+        returning 1)
       update ${webhooks} w set delivered = delivered + 1, last_delivered_at = ${at}::timestamptz
       from d where w.id = d.webhook_id returning 1 as done`);
   } else if (outcome.retryAt) {
@@ -237,7 +245,7 @@ export async function finishWebhookAttempt(db: Db, replica: string, id: number, 
   } else {
     result = await db.execute(sql`
       with d as (
-        update ${d} set status = 'dead', done_at = ${at}::timestamptz, claimed_by = null, claimed_until = null, last_error = ${outcome.error}
+        update ${d} set status = 'dead', done_at = ${at}::timestamptz, claimed_until = null, last_error = ${outcome.error}
         where ${mine} returning webhook_id)
       update ${webhooks} w set dead_letters = dead_letters + 1, last_error = ${outcome.error}, last_error_at = ${at}::timestamptz
       from d where w.id = d.webhook_id returning 1 as done`);
@@ -260,7 +268,7 @@ export async function releaseAllWebhookClaims(db: Db): Promise<number> {
   const rows = await db
     .update(webhookDeliveries)
     .set({ claimedBy: null, claimedUntil: null })
-    .where(sql`${webhookDeliveries.claimedBy} is not null`)
+    .where(and(sql`${webhookDeliveries.claimedBy} is not null`, eq(webhookDeliveries.status, "pending")))
     .returning({ id: webhookDeliveries.id });
   return rows.length;
 }

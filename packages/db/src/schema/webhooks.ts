@@ -53,6 +53,7 @@ export const webhookDeliveries = pgTable(
     nextAt: timestamp("next_at", { withTimezone: true, mode: "date" }).notNull(),
     /** Retries stop here: a failure at or after it is a dead letter. */
     deadline: timestamp("deadline", { withTimezone: true, mode: "date" }).notNull(),
+    /** The replica sending it (while pending), or that delivered it or gave it up. */
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true, mode: "date" }),
     lastError: text("last_error"),
