@@ -31,6 +31,8 @@ export class WebhookWorker {
   private readonly busy = new Map<string, number>();
   private inFlight = 0;
   private claiming: Promise<number> | null = null;
+  /** The last claim filled every free slot: more may be due. */
+  private moreDue = false;
   private stopped = false;
   private readonly running = new Set<Promise<unknown>>();
 
@@ -126,6 +128,7 @@ export class WebhookWorker {
       perSink: PER_SINK_SLOTS,
       busy: this.busy,
     });
+    this.moreDue = claimed.length === free;
     for (const c of claimed) {
       this.inFlight++;
       this.busy.set(c.webhookId, (this.busy.get(c.webhookId) ?? 0) + 1);
@@ -134,8 +137,13 @@ export class WebhookWorker {
     return claimed.length;
   }
 
-  /** Send one claimed delivery and record the outcome; then its slot refills (the next of its line may be due now). */
+  /**
+   * Send one claimed delivery and record the outcome; then its slot refills when that can find work
+   * at once: it was delivered (its line's next event, and the sink's waiting retries, are due now) or
+   * the last claim was full. A failure makes nothing due now: the next tick will do.
+   */
   private async deliver(c: ClaimedDelivery): Promise<void> {
+    let delivered = false;
     try {
       let attempt: WebhookAttempt;
       try {
@@ -152,6 +160,7 @@ export class WebhookWorker {
             return { delivered: false, error: attempt.error ?? "failed", retryAt: next.retry ? new Date(next.at) : null };
           })();
       const recorded = await finishWebhookAttempt(this.deps.database.db, this.replica, c.id, new Date(now), outcome);
+      delivered = recorded && outcome.delivered;
       if (!recorded)
         this.deps.logger.warn("a webhook delivery's claim was taken over before its outcome was stored", {
           webhook: c.webhookName,
@@ -176,15 +185,16 @@ export class WebhookWorker {
       const n = (this.busy.get(c.webhookId) ?? 1) - 1;
       if (n > 0) this.busy.set(c.webhookId, n);
       else this.busy.delete(c.webhookId);
-      this.refill();
+      if (delivered || this.moreDue) this.refill();
     }
   }
 
-  /** A slot is free: claim again at once (the next delivery of the same line may be due now). */
+  /** A slot is free and there may be work for it now: claim again at once. */
   private refill(): void {
     if (this.stopped || this.claiming) return;
     this.track(
       this.claim().catch((error: unknown) => {
+        this.moreDue = false;
         this.deps.logger.warn("cannot claim webhook deliveries", errorSummary(error));
       }),
     );
