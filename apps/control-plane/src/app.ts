@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { WebhookBodySchema } from "@linewatch/contract";
 import { errorSummary, isConnectionError } from "@linewatch/db";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -88,6 +89,8 @@ export function createApp(deps: AppDeps, services: Services, auth: TokenStore) {
     security: [{ bearer: [] }],
   };
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  // What a webhook receiver is sent is no route's answer: described here for receivers (docs/alerts.md#payload).
+  app.openAPIRegistry.register("WebhookBody", WebhookBodySchema);
   app.doc31("/openapi.json", docConfig);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig))));
   app.get("/favicon.svg", favicon);

@@ -436,6 +436,16 @@ describe("the webhooks API", () => {
     const listed = await (await cp.request("/v1/webhooks")).text();
     expect(listed).not.toContain(SECRET);
     expect(listed).toContain('"hasSecret":true');
+    // What a receiver is sent is described for it in /openapi.json.
+    const doc = (await (await cp.request("/openapi.json")).json()) as { components: { schemas: Record<string, { properties?: object }> } };
+    expect(Object.keys(doc.components.schemas.WebhookBody?.properties ?? {})).toEqual([
+      "id",
+      "kinds",
+      "summary",
+      "line",
+      "routes",
+      "event",
+    ]);
     const test = await cp.request(`/v1/webhooks/${created.id}/test`, { method: "POST" });
     expect(await test.json()).toMatchObject({ ok: true, status: 200, error: null });
     const got = r.received[0];

@@ -101,7 +101,13 @@ export class WebhookWorker {
       line: null,
       routes: [],
     });
-    return this.send(sink.url, this.deps.secrets.decrypt(sink.secretEnc), { id: `test-${now}-${sink.id}`, kind: "test" }, body);
+    let secret: string;
+    try {
+      secret = this.deps.secrets.decrypt(sink.secretEnc);
+    } catch (error) {
+      return { ok: false, status: null, latencyMs: 0, error: `cannot sign: ${errorSummary(error).error}` };
+    }
+    return this.send(sink.url, secret, { id: `test-${now}-${sink.id}`, kind: "test" }, body);
   }
 
   /** Claim due deliveries into the free slots (ticks and refills take turns) and start them. */
