@@ -2,7 +2,7 @@
 // shared queue (replicas never double up: FOR UPDATE SKIP LOCKED, a lease, dead replicas' claims
 // released by the heartbeats), sign and send each, and record what became of it. It runs beside the
 // health machine, never in its way: the machine only marks the events it writes; a slow or hung
-// receiver holds one of this worker's slots for at most the timeout.
+// receiver holds at most two of this worker's slots, each for at most the attempt's timeout.
 import { nextWebhookAttempt, type TimelineEvent, webhookBody, webhookDeliveryId } from "@linewatch/core";
 import {
   type AttemptOutcome,
@@ -61,7 +61,7 @@ export class WebhookWorker {
     return this.claim();
   }
 
-  /** A tick, then wait for what it sent (tests; the shutdown path). */
+  /** A tick, then wait for what it sent and what that made due (tests, benchmarks). */
   async runOnce(): Promise<number> {
     const n = await this.tick();
     await this.drain();
