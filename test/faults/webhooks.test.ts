@@ -89,10 +89,11 @@ describe("in real time, in process", () => {
     await createRoute(cp, "chat");
   }, 60_000);
   afterAll(async () => {
+    // Receivers first: a delivery a receiver holds ends with it, so stopping does not wait for its timeout.
+    for (const r of receivers) await r.close();
     await cp?.stop();
     await cp?.testDb.dispose();
-    for (const r of receivers) await r.close();
-  });
+  }, 120_000);
 
   it("a receiver answering 500 for 30 s, then 200, gets every event afterwards, in order per line, no doubles beyond the retries", async () => {
     let up = false;
@@ -194,11 +195,12 @@ describe("replicas on PostgreSQL", () => {
     db = inspect(database.url);
   }, 120_000);
   afterAll(async () => {
-    for (const p of processes) await p.stop().catch(() => undefined);
+    // Receivers first (see above); a process that still does not stop in time is killed, never left behind.
     for (const r of receivers) await r.close();
+    for (const p of processes) await p.stop().catch(() => p.kill9());
     await db?.close();
     await database?.dispose();
-  });
+  }, 180_000);
 
   it("two replicas deliver each event once", async () => {
     const a = await start("hooks-a");
