@@ -1,7 +1,7 @@
 // The shipped Grafana dashboard (deploy/grafana) and alerting rules (deploy/prometheus) read only
 // what linewatch exports: a real control plane with lab lines probed and a real router with a little
 // traffic through it (ok answers, 5xx with retries and a spent retry budget, 4xx), both on
-// 127.0.0.1, are scraped, and every query's metric names, label matchers (and their literal
+// 127.0.0.1 (and a webhook sink), are scraped, and every query's metric names, label matchers (and their literal
 // values), grouping labels, legend labels and annotation labels must be among what they export.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -13,6 +13,7 @@ import { parse } from "yaml";
 import { parseExposition } from "../apps/control-plane/exposition";
 import { createLine, createRoute, eventually, probeNow } from "../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver";
 import { type ExpressionParts, expressionParts, literalValues } from "./promql-selectors";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
@@ -27,6 +28,7 @@ type Exported = Map<string, Map<string, Set<string>>>;
 let lab: Lab;
 let cp: TestControlPlane;
 let router: RunningRouter;
+let receiver: WebhookReceiver;
 let exported: Exported;
 
 function addScrape(into: Exported, text: string): void {
@@ -78,6 +80,13 @@ beforeAll(async () => {
   await line("e5a", "failing");
   await line("e5b", "failing");
   await line("e400", "clients");
+  // A webhook sink with a receiver, so its series (every outcome from its creation) are exported.
+  receiver = await startWebhookReceiver();
+  const hook = await cp.request("/v1/webhooks", {
+    method: "POST",
+    json: { name: "oncall", url: receiver.url, secret: "whsec-exported-0123456789" },
+  });
+  expect(hook.status, await hook.clone().text()).toBe(201);
   // Ten rounds: the usage anchors are usable from the eighth answer on, and only probes with a
   // reference count in the billing evidence (linewatch_usage_tokens_total).
   for (let i = 0; i < 10; i++) {
@@ -114,6 +123,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await router?.close();
   await cp?.stop();
+  await receiver?.close();
   await lab?.close();
 });
 

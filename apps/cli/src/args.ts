@@ -18,7 +18,12 @@ export const OPTIONS = {
   "base-url": { type: "string", arg: "URL", help: "upstream base URL, e.g. https://api.openai.com/v1" },
   model: { type: "string", arg: "MODEL", help: "model name sent upstream" },
   "api-key-env": { type: "string", arg: "VAR", help: "read the upstream API key from this environment variable" },
-  route: { type: "string", multiple: true, arg: "ROUTE[=WEIGHT]", help: "route to join (weight 100 unless given); repeatable" },
+  route: {
+    type: "string",
+    multiple: true,
+    arg: "ROUTE[=WEIGHT]",
+    help: "lines: route to join (weight 100 unless given); webhooks: only events of this route; repeatable",
+  },
   header: { type: "string", multiple: true, arg: "NAME=VALUE", help: "extra upstream header; repeatable" },
   "probe-interval-sec": { type: "string", arg: "N", help: "probe interval in seconds (default 45)" },
   "timeout-ms": { type: "string", arg: "N", help: "probe timeout in ms" },
@@ -61,6 +66,16 @@ export const OPTIONS = {
 
   role: { type: "string", arg: "ROLE", help: "admin, viewer or router" },
 
+  endpoint: { type: "string", arg: "URL", help: "webhook: where events are POSTed" },
+  event: {
+    type: "string",
+    multiple: true,
+    arg: "KIND",
+    help: "webhook: an event kind to send (state_change, fail_safe, trend_alert, live_evidence, table_mode); repeatable; default all",
+  },
+  format: { type: "string", arg: "FORMAT", help: "webhook: json (default) or slack" },
+  "secret-env": { type: "string", arg: "VAR", help: "webhook: read the signing secret from this environment variable" },
+
   from: { type: "string", arg: "ISO-TIME", help: "replay: start of the range" },
   to: { type: "string", arg: "ISO-TIME", help: "replay: end of the range (default now)" },
   policy: { type: "string", arg: "FILE", help: "replay: proposed policy, YAML or JSON (a route's policy fields, weights, passScore)" },
@@ -71,9 +86,12 @@ export const OPTIONS = {
   host: { type: "string", arg: "HOST", help: "listen address (env HOST; default 127.0.0.1)" },
   "data-dir": { type: "string", arg: "DIR", help: "embedded database directory (env LINEWATCH_DATA_DIR)" },
 
-  prune: { type: "boolean", help: "delete lines, routes and samples the file does not list (shipped samples are kept)" },
+  prune: { type: "boolean", help: "delete lines, routes, samples and webhooks the file does not list (shipped samples are kept)" },
   "dry-run": { type: "boolean", help: "print the plan, change nothing" },
-  "update-keys": { type: "boolean", help: "send every apiKeyEnv key, also to lines that already have one (key rotation)" },
+  "update-keys": {
+    type: "boolean",
+    help: "send every apiKeyEnv key and webhook secretEnv secret, also where one is set already (rotation)",
+  },
   output: { type: "string", short: "o", arg: "FILE", help: "write to FILE instead of standard output" },
 } as const satisfies Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean; arg?: string; help: string }>;
 

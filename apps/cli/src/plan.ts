@@ -1,10 +1,10 @@
 // What `apply` would change: the registry file against the registry as the API returns it.
 // Pure: no I/O; environment lookups come in as a function.
 import { type FieldProblem, InvalidInput } from "./errors";
-import type { DesiredLine, RegistryFile, RouteSpec, SampleSpec } from "./registry-file";
-import type { Line, Route, Sample } from "./types";
+import type { DesiredLine, DesiredWebhook, RegistryFile, RouteSpec, SampleSpec } from "./registry-file";
+import type { Line, Route, Sample, Webhook } from "./types";
 
-export type Kind = "route" | "line" | "sample";
+export type Kind = "route" | "line" | "sample" | "webhook";
 
 export interface FieldChange {
   field: string;
@@ -21,11 +21,13 @@ export interface Current {
   routes: Route[];
   lines: Line[];
   samples: Sample[];
+  /** Read only when the file has a webhooks: section (they are admin's to read). */
+  webhooks?: Webhook[];
 }
 
 export interface PlanOptions {
   prune: boolean;
-  /** Send apiKeyEnv keys also to lines that have a key already (rotation). */
+  /** Send apiKeyEnv keys also to lines that have a key already, and secretEnv secrets to sinks that exist (rotation). */
   updateKeys: boolean;
   env: (name: string) => string | undefined;
 }
@@ -115,6 +117,30 @@ function lineChange(want: DesiredLine, have: Line | undefined, key: { value: str
   return changes.length ? { action: "update", kind: "line", name: s.name, target: have.id, patch, changes } : null;
 }
 
+const sorted = (xs: readonly string[]) => [...xs].sort();
+
+function webhookChange(want: DesiredWebhook, have: Webhook | undefined, secret: { value: string; from: string } | null): Change | null {
+  const s = want.spec;
+  if (!have) {
+    const body: Record<string, unknown> = { ...s };
+    if (secret) body.secret = secret.value;
+    return { action: "create", kind: "webhook", name: s.name, body, ...(secret ? { keyFrom: secret.from } : {}) };
+  }
+  const { patch, changes } = diff([
+    ["url", have.url, s.url],
+    ["events", sorted(have.events), sorted(s.events)],
+    ["routes", sorted(have.routes), sorted(s.routes)],
+    ["format", have.format, s.format],
+  ]);
+  if (patch.events) patch.events = s.events;
+  if (patch.routes) patch.routes = s.routes;
+  if (secret) {
+    patch.secret = secret.value;
+    changes.push({ field: "secret", from: "(set)", to: `$${secret.from}` });
+  }
+  return changes.length ? { action: "update", kind: "webhook", name: s.name, target: have.id, patch, changes } : null;
+}
+
 /**
  * The changes, in an order the API accepts: routes before what joins them, lines and samples
  * before the routes they leave. Problems the API would refuse mid-way are reported first.
@@ -144,6 +170,12 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
         problems.push({ field: `samples[${i}].routes[${j}]`, message: `no route ${JSON.stringify(r)}: add it under routes:` });
     });
   }
+  for (const w of file.webhooks) {
+    w.spec.routes.forEach((r, j) => {
+      if (!routeAfter(r))
+        problems.push({ field: `webhooks[${w.index}].routes[${j}]`, message: `no route ${JSON.stringify(r)}: add it under routes:` });
+    });
+  }
 
   // Keys: sent to a line that has none (or to every line with --update-keys); never compared, never shown.
   const keys = new Map<string, { value: string; from: string } | null>();
@@ -156,6 +188,21 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
     if (!value) problems.push({ field: `lines[${l.index}].apiKeyEnv`, message: `the environment variable ${env} is not set` });
     else keys.set(l.spec.name, { value, from: env });
   }
+  // Webhook secrets: like keys, sent to a sink being created (which needs one), or to every sink with --update-keys.
+  const haveWebhooks = new Map((current.webhooks ?? []).map((w) => [w.name, w]));
+  const secrets = new Map<string, { value: string; from: string } | null>();
+  for (const w of file.webhooks) {
+    const have = haveWebhooks.get(w.spec.name);
+    if (w.secretEnv === null) {
+      if (!have)
+        problems.push({ field: `webhooks[${w.index}].secretEnv`, message: "a new webhook needs its signing secret: name its variable" });
+      continue;
+    }
+    if (have && !opts.updateKeys) continue;
+    const value = opts.env(w.secretEnv);
+    if (!value) problems.push({ field: `webhooks[${w.index}].secretEnv`, message: `the environment variable ${w.secretEnv} is not set` });
+    else secrets.set(w.spec.name, { value, from: w.secretEnv });
+  }
   const [first] = problems;
   if (first) {
     throw new InvalidInput(`${first.field}: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ""}`, problems);
@@ -166,7 +213,13 @@ export function planChanges(file: RegistryFile, current: Current, opts: PlanOpti
   for (const r of file.routes) push(routeChange(r, haveRoutes.get(r.name)));
   for (const s of file.samples) push(sampleChange(s, haveSamples.get(s.name)));
   for (const l of file.lines) push(lineChange(l, haveLines.get(l.spec.name), keys.get(l.spec.name) ?? null));
+  for (const w of file.webhooks) push(webhookChange(w, haveWebhooks.get(w.spec.name), secrets.get(w.spec.name) ?? null));
   if (opts.prune) {
+    if (file.sections.webhooks) {
+      const keep = new Set(file.webhooks.map((w) => w.spec.name));
+      for (const w of current.webhooks ?? [])
+        if (!keep.has(w.name)) changes.push({ action: "delete", kind: "webhook", name: w.name, target: w.id });
+    }
     if (file.sections.lines) {
       const keep = new Set(file.lines.map((l) => l.spec.name));
       for (const l of current.lines) if (!keep.has(l.name)) changes.push({ action: "delete", kind: "line", name: l.name, target: l.id });
@@ -191,7 +244,7 @@ function show(field: string, v: unknown): string {
   if (field === "routes" && Array.isArray(v) && v.every((m) => m && typeof m === "object" && "route" in m)) {
     return v.length ? v.map((m: { route: string; weight: number }) => `${m.route}:${m.weight}`).join(",") : "(none)";
   }
-  if (field === "apiKey") return String(v);
+  if (field === "apiKey" || field === "secret") return String(v);
   const text = JSON.stringify(v);
   return text.length > 100 ? `${text.slice(0, 99)}…` : text;
 }
@@ -205,7 +258,9 @@ export function describeChange(c: Change): string {
           ? ` (${String(b.tier)}, ${String(b.baseUrl)}, ${String(b.model)}${Array.isArray(b.routes) && b.routes.length ? `, ${show("routes", b.routes)}` : ""}${c.keyFrom ? `, key from $${c.keyFrom}` : ""})`
           : c.kind === "sample"
             ? ` (${String(b.protocol)})`
-            : "";
+            : c.kind === "webhook"
+              ? ` (${String(b.format)}, ${String(b.url)}${c.keyFrom ? `, secret from $${c.keyFrom}` : ""})`
+              : "";
       return `+ ${c.kind} ${c.name}${detail}`;
     }
     case "update":
@@ -222,7 +277,7 @@ export function summarize(changes: Change[]): string {
   return `${changes.length} change${changes.length === 1 ? "" : "s"}: ${n("create")} to create, ${n("update")} to change, ${n("delete")} to delete`;
 }
 
-/** The plan as --json prints it: no bodies (they may hold keys), just what changes. */
+/** The plan as --json prints it: no bodies (they may hold keys and secrets), just what changes. */
 export const changeView = (c: Change) =>
   c.action === "update"
     ? { action: c.action, kind: c.kind, name: c.name, changes: c.changes }

@@ -3,16 +3,25 @@
 //   routes:  [{name, freeShareCap?, onAllDown?, policy?}]
 //   lines:   [{name, tier, protocol, baseUrl, model, apiKeyEnv?, headers?, routes?, probeIntervalSec?, ...}]
 //   samples: [{name, protocol, routes?, request, expect, timeoutMs?, weight?}]
+//   webhooks: [{name, url, events?, routes?, format?, secretEnv?}]
 //
 // Entries are validated with the same zod schemas the API validates its requests with, so a file
 // that passes here is one the API accepts, and a bad one is refused before anything changes.
 
 import type { z } from "@hono/zod-openapi";
-import { type LineCreate, LineCreateSchema, RouteCreateSchema, type SampleCreate, SampleCreateSchema } from "@linewatch/contract";
+import {
+  type LineCreate,
+  LineCreateSchema,
+  RouteCreateSchema,
+  type SampleCreate,
+  SampleCreateSchema,
+  type WebhookCreate,
+  WebhookCreateSchema,
+} from "@linewatch/contract";
 import { checkRouteOverrides, type OnAllDown, OVERRIDE_FIELDS } from "@linewatch/core";
 import { Document } from "yaml";
 import { type FieldProblem, InvalidInput } from "./errors";
-import type { Line, Route, Sample } from "./types";
+import type { Line, Route, Sample, Webhook } from "./types";
 
 export type LineSpec = Omit<LineCreate, "apiKey" | "adminState">;
 export type SampleSpec = SampleCreate;
@@ -32,15 +41,26 @@ export interface DesiredLine {
   index: number;
 }
 
+export type WebhookSpec = Omit<WebhookCreate, "secret">;
+
+export interface DesiredWebhook {
+  spec: WebhookSpec;
+  /** The environment variable holding the signing secret; null: the file leaves the secret alone. */
+  secretEnv: string | null;
+  index: number;
+}
+
 export interface RegistryFile {
   routes: RouteSpec[];
   lines: DesiredLine[];
   samples: SampleSpec[];
+  webhooks: DesiredWebhook[];
   /** Which sections the file has: --prune only prunes those. */
-  sections: { routes: boolean; lines: boolean; samples: boolean };
+  sections: { routes: boolean; lines: boolean; samples: boolean; webhooks: boolean };
 }
 
-const SECTIONS = ["routes", "lines", "samples"] as const;
+const SECTIONS = ["routes", "lines", "samples", "webhooks"] as const;
+const WebhookSpecSchema = WebhookCreateSchema.omit({ secret: true });
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const fieldPath = (prefix: string, path: PropertyKey[]) =>
@@ -70,9 +90,10 @@ function policyProblems(prefix: string, policy: Record<string, number> | undefin
 export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
   const problems: FieldProblem[] = [];
   const doc = raw === null || raw === undefined ? {} : raw;
-  if (!isRecord(doc)) throw new InvalidInput(`${source}: expected a mapping with routes:, lines: and samples:`);
+  if (!isRecord(doc)) throw new InvalidInput(`${source}: expected a mapping with routes:, lines:, samples: and webhooks:`);
   for (const key of Object.keys(doc)) {
-    if (!(SECTIONS as readonly string[]).includes(key)) problems.push({ field: key, message: "unknown section (routes, lines, samples)" });
+    if (!(SECTIONS as readonly string[]).includes(key))
+      problems.push({ field: key, message: "unknown section (routes, lines, samples, webhooks)" });
   }
   const list = (key: (typeof SECTIONS)[number]): unknown[] => {
     const v = doc[key];
@@ -134,10 +155,34 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
     samples.push(r.data);
   }
 
+  const webhooks: DesiredWebhook[] = [];
+  for (const [i, entry] of list("webhooks").entries()) {
+    if (!isRecord(entry)) {
+      problems.push({ field: `webhooks[${i}]`, message: "must be a mapping" });
+      continue;
+    }
+    const { secretEnv, secret, ...rest } = entry;
+    if (secret !== undefined)
+      problems.push({
+        field: `webhooks[${i}].secret`,
+        message: "secrets are not kept in files: put it in an environment variable and name it with secretEnv",
+      });
+    if (secretEnv !== undefined && (typeof secretEnv !== "string" || !ENV_NAME.test(secretEnv))) {
+      problems.push({ field: `webhooks[${i}].secretEnv`, message: "must be the name of an environment variable" });
+    }
+    const r = WebhookSpecSchema.safeParse(rest);
+    if (!r.success) {
+      problems.push(...zodProblems(`webhooks[${i}]`, r.error));
+      continue;
+    }
+    webhooks.push({ spec: r.data, secretEnv: typeof secretEnv === "string" ? secretEnv : null, index: i });
+  }
+
   for (const [key, names] of [
     ["routes", routes.map((r) => r.name)],
     ["lines", lines.map((l) => l.spec.name)],
     ["samples", samples.map((s) => s.name)],
+    ["webhooks", webhooks.map((w) => w.spec.name)],
   ] as const) {
     const seen = new Map<string, number>();
     names.forEach((name, i) => {
@@ -158,15 +203,24 @@ export function parseRegistryFile(raw: unknown, source: string): RegistryFile {
     routes,
     lines,
     samples,
-    sections: { routes: doc.routes !== undefined, lines: doc.lines !== undefined, samples: doc.samples !== undefined },
+    webhooks,
+    sections: {
+      routes: doc.routes !== undefined,
+      lines: doc.lines !== undefined,
+      samples: doc.samples !== undefined,
+      webhooks: doc.webhooks !== undefined,
+    },
   };
 }
 
 /** The environment variable export suggests for a line's key: LINEWATCH_KEY_PAID_A for paid-a. */
 export const keyEnvName = (lineName: string) => `LINEWATCH_KEY_${lineName.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
 
+/** The environment variable export suggests for a webhook's signing secret: LINEWATCH_WEBHOOK_SECRET_ONCALL for oncall. */
+export const secretEnvName = (webhookName: string) => `LINEWATCH_WEBHOOK_SECRET_${webhookName.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}`;
+
 /** The registry as a file: what `export` writes and `apply` reads. Keys never leave the server; shipped samples stay out. */
-export function registryToFile(current: { routes: Route[]; lines: Line[]; samples: Sample[] }) {
+export function registryToFile(current: { routes: Route[]; lines: Line[]; samples: Sample[]; webhooks?: Webhook[] | undefined }) {
   const routes = current.routes.map((r) => ({
     name: r.name,
     freeShareCap: r.freeShareCap,
@@ -201,10 +255,22 @@ export function registryToFile(current: { routes: Route[]; lines: Line[]; sample
       ...(s.timeoutMs !== null ? { timeoutMs: s.timeoutMs } : {}),
       weight: s.weight,
     }));
-  return { routes, lines, samples };
+  // Signing secrets are never returned either: each sink names the variable apply reads its secret from.
+  const webhooks = (current.webhooks ?? []).map((w) => ({
+    name: w.name,
+    url: w.url,
+    events: w.events,
+    ...(w.routes.length > 0 ? { routes: w.routes } : {}),
+    format: w.format,
+    secretEnv: secretEnvName(w.name),
+  }));
+  return { routes, lines, samples, ...(webhooks.length > 0 ? { webhooks } : {}) };
 }
 
-export function registryToYaml(current: { routes: Route[]; lines: Line[]; samples: Sample[] }, header: string): string {
+export function registryToYaml(
+  current: { routes: Route[]; lines: Line[]; samples: Sample[]; webhooks?: Webhook[] | undefined },
+  header: string,
+): string {
   const doc = new Document(registryToFile(current));
   doc.commentBefore = header;
   return doc.toString({ lineWidth: 0 });

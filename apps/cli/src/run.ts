@@ -10,6 +10,7 @@ import { sampleCommands } from "./commands/samples";
 import { serveCommands } from "./commands/serve";
 import { tableCommands } from "./commands/tables";
 import { tokenCommands } from "./commands/tokens";
+import { webhookCommands } from "./commands/webhooks";
 import { Context, type Io } from "./context";
 import { CliError, EXIT, UsageError } from "./errors";
 
@@ -25,6 +26,7 @@ export const COMMANDS: Command[] = [
   ...eventCommands,
   ...replayCommands,
   ...tokenCommands,
+  ...webhookCommands,
   ...applyCommands,
 ];
 

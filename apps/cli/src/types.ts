@@ -23,6 +23,10 @@ export type {
   SampleResponse as Sample,
   TokenCreated,
   TokenResponse as Token,
+  WebhookCreate,
+  WebhookList,
+  WebhookResponse as Webhook,
+  WebhookTestResult,
 } from "@linewatch/contract";
 
 /** The table wire type is declared once, in core (the API's TableSchema is checked against it). */

@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { WebhookBodySchema } from "@linewatch/contract";
 import { errorSummary, isConnectionError } from "@linewatch/db";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -19,6 +20,7 @@ import { favicon } from "./routes/system/favicon";
 import { systemRoutes } from "./routes/system/index";
 import { tableRoutes } from "./routes/tables/index";
 import { tokenRoutes } from "./routes/tokens/index";
+import { webhookRoutes } from "./routes/webhooks/index";
 import type { Services } from "./services/index";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -72,6 +74,7 @@ export function createApp(deps: AppDeps, services: Services, auth: TokenStore) {
   app.route("/v1/events", eventRoutes(services));
   app.route("/v1/outcomes", outcomeRoutes(services));
   app.route("/v1/tokens", tokenRoutes(services));
+  app.route("/v1/webhooks", webhookRoutes(services));
   app.route("/v1/samples", sampleRoutes(services));
   app.route("/v1/routes", routeRoutes(services));
   app.route("/v1/replay", replayRoutes(services, deps.logger));
@@ -86,6 +89,8 @@ export function createApp(deps: AppDeps, services: Services, auth: TokenStore) {
     security: [{ bearer: [] }],
   };
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
+  // What a webhook receiver is sent is no route's answer: described here for receivers (docs/alerts.md#payload).
+  app.openAPIRegistry.register("WebhookBody", WebhookBodySchema);
   app.doc31("/openapi.json", docConfig);
   app.get("/docs", (c) => c.html(renderDocsPage(app.getOpenAPI31Document(docConfig))));
   app.get("/favicon.svg", favicon);

@@ -143,7 +143,7 @@ export function isPublicPath(path: string, metricsPublic: boolean): boolean {
 
 /**
  * Which roles may call a method+path (SPEC §7): admin everything, viewer every read (and /metrics
- * when it is not public, and a replay, which only reads), router only the tables. Tokens are admin's alone.
+ * when it is not public, and a replay, which only reads), router only the tables. Tokens and webhook sinks are admin's alone.
  * Outcome reports are the routers' alone (SPEC §9): an admin or viewer token pushing them is a
  * misconfigured router, and a router checks its token's role with an empty report at start.
  */
@@ -152,6 +152,8 @@ export function allowedRoles(method: string, path: string): readonly Role[] {
   if (path === "/v1/outcomes") return method === "POST" ? ["router"] : [];
   if (path === "/v1/tables" || path.startsWith("/v1/tables/")) return read ? ["admin", "viewer", "router"] : ["admin"];
   if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return ["admin"];
+  // A sink's URL may carry a credential (Slack's do): reading them is admin's too.
+  if (path === "/v1/webhooks" || path.startsWith("/v1/webhooks/")) return ["admin"];
   // A replay is a POST for its body, but only reads (SPEC §10).
   if (path === "/v1/replay") return ["admin", "viewer"];
   return read ? ["admin", "viewer"] : ["admin"];

@@ -56,6 +56,16 @@ const ConfigSchema = z.object({
   /** Bootstrap admin token (e.g. from a secret store); stored hashed on start. */
   LINEWATCH_ADMIN_TOKEN: z.string().min(16).optional(),
   LINEWATCH_REPLICA_ID: z.string().min(1).optional(),
+  /** How long a webhook delivery is retried before it is a dead letter (docs/alerts.md#delivery). */
+  LINEWATCH_WEBHOOK_RETRY_WINDOW_SEC: z.coerce
+    .number()
+    .min(1)
+    .max(7 * 86_400)
+    .default(3600),
+  /** One delivery attempt's bound: a hung receiver holds a slot this long at most. */
+  LINEWATCH_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Webhook deliveries this replica sends at once (at most 2 of them to one sink). */
+  LINEWATCH_WEBHOOK_SLOTS: z.coerce.number().int().min(1).max(256).default(8),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
 });
 
@@ -78,6 +88,9 @@ export type Config = Readonly<{
   metricsPublic: boolean;
   adminToken: string | undefined;
   replicaId: string | undefined;
+  webhookRetryWindowMs: number;
+  webhookTimeoutMs: number;
+  webhookSlots: number;
   logLevel: "debug" | "info" | "warn" | "error" | "silent";
 }>;
 
@@ -108,6 +121,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     metricsPublic: e.LINEWATCH_METRICS_PUBLIC,
     adminToken: e.LINEWATCH_ADMIN_TOKEN,
     replicaId: e.LINEWATCH_REPLICA_ID,
+    webhookRetryWindowMs: e.LINEWATCH_WEBHOOK_RETRY_WINDOW_SEC * 1000,
+    webhookTimeoutMs: e.LINEWATCH_WEBHOOK_TIMEOUT_MS,
+    webhookSlots: e.LINEWATCH_WEBHOOK_SLOTS,
     logLevel: e.LOG_LEVEL,
   });
 }

@@ -3,14 +3,19 @@ import {
   type Database,
   deleteOldLineOutcomes,
   deleteOldProbeResults,
+  deleteOldWebhookDeliveries,
+  events,
   lineOutcomes,
   listRouteRows,
   probeResults,
   REWRITTEN_TABLES,
   releaseAllClaims,
+  releaseAllWebhookClaims,
   releaseClaimsOf,
+  releaseWebhookClaimsOf,
   type StoredProbeResult,
   vacuumTables,
+  webhookDeliveries,
 } from "@linewatch/db";
 import { Registry } from "prom-client";
 import type { AppDeps } from "./deps";
@@ -18,10 +23,11 @@ import { HealthService } from "./health/health-service";
 import { sealLegacyHeaders } from "./line-headers";
 import { createLiveMetrics } from "./live/live-metrics";
 import { LiveService } from "./live/live-service";
-import { createMetrics, type Metrics, readScrapeState } from "./metrics";
+import { createMetrics, type Metrics, readScrapeState, readWebhookScrape } from "./metrics";
 import { Prober } from "./prober/prober";
 import { RegistryCache } from "./registry-cache";
 import { TablePublisher } from "./tables/publisher";
+import { WebhookWorker } from "./webhooks/delivery-worker";
 
 /** The running parts behind the API: registry cache, prober, health machine shell, table publisher. */
 export class Engine {
@@ -31,6 +37,8 @@ export class Engine {
   readonly prober: Prober;
   readonly metrics: Metrics;
   readonly live: LiveService;
+  /** Webhook deliveries: the outbox fanned out to the sinks and sent (webhooks/delivery-worker.ts). */
+  readonly webhooks: WebhookWorker;
   /**
    * The fusion seam (issue 12): called with the live evidence of a line after every outcome report
    * that touched it, with the confirming probes when the verdict was suspect. A no-op until the
@@ -50,6 +58,7 @@ export class Engine {
     // Gauges of what the database holds are read at scrape time, so every replica reports the same.
     this.metrics = createMetrics(new Registry(), {
       state: () => readScrapeState(deps.database),
+      webhooks: () => readWebhookScrape(deps.database),
       inFlight: () => this.prober.stats().inFlight,
       healthFaults: () => this.health.faults.counts(),
       now: () => deps.clock.now(),
@@ -60,6 +69,7 @@ export class Engine {
       await this.health.applyProbe(r);
     };
     this.prober = new Prober(deps, this.registry, { onResult, onStart: (lateMs) => this.metrics.observeLateness(lateMs) }, rng);
+    this.webhooks = new WebhookWorker(deps, this.registry, this.prober.replica, rng);
     this.live = new LiveService(deps, {
       registry: this.registry,
       probeNow: async (lineId) => (await this.prober.probeNow(lineId)).results,
@@ -77,7 +87,10 @@ export class Engine {
     // The embedded database is one process's: every claim in it is a previous run's. On PostgreSQL,
     // those held under this replica's id; other dead replicas' go through the heartbeats.
     const db = this.deps.database.db;
-    const released = this.deps.database.driver === "pglite" ? await releaseAllClaims(db) : await releaseClaimsOf(db, this.prober.replica);
+    const embedded = this.deps.database.driver === "pglite";
+    const released =
+      (embedded ? await releaseAllClaims(db) : await releaseClaimsOf(db, this.prober.replica)) +
+      (embedded ? await releaseAllWebhookClaims(db) : await releaseWebhookClaimsOf(db, this.prober.replica));
     if (released > 0)
       this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
     await this.prober.heartbeat();
@@ -127,6 +140,14 @@ export class Engine {
     return total;
   }
 
+  /** Retention of delivered and dead webhook deliveries (their counts stay on the sink). */
+  async pruneWebhookDeliveries(batch = 1000): Promise<number> {
+    const total = await this.deleteInBatches(deleteOldWebhookDeliveries, batch);
+    // Each event's outbox mark is cleared once: the embedded database reclaims those rows here too.
+    await this.vacuumEmbedded([webhookDeliveries, events]);
+    return total;
+  }
+
   /** Rows older than the retention age, `batch` at a time, yielding between batches. */
   private async deleteInBatches(del: (db: Database["db"], before: Date, batch: number) => Promise<number>, batch: number) {
     const before = new Date(this.deps.clock.now() - this.deps.config.retentionDays * 86_400_000);
@@ -154,6 +175,7 @@ export class Engine {
   async stop(): Promise<void> {
     await this.live.settled();
     await this.prober.close();
+    await this.webhooks.close();
     await this.publisher.stop();
     await this.registry.stop();
   }

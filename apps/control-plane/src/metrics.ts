@@ -8,7 +8,7 @@
 // Labels are names of lines, samples and routes and small fixed sets (state, outcome, mode): never
 // probe ids or content hashes.
 //
-// One file per family in metrics/: probes, health faults, lines, tables, and the scrape's state.
+// One file per family in metrics/: probes, health faults, lines, tables, webhooks, and the scrape's state.
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { Logger } from "./logger";
 import { type HealthFaultSource, registerHealthMetrics } from "./metrics/health-metrics";
@@ -17,6 +17,7 @@ import { registerProbeMetrics } from "./metrics/probe-metrics";
 import { type ScrapeState, sharedScrape } from "./metrics/scrape-state";
 import { registerDatabaseUp, registerFromState } from "./metrics/state-series";
 import { tableSeries } from "./metrics/table-series";
+import { registerWebhookMetrics, type WebhookScrape } from "./metrics/webhook-metrics";
 
 export {
   CONTENT_LENGTH_BUCKETS,
@@ -28,6 +29,7 @@ export {
   probeOutcome,
 } from "./metrics/probe-metrics";
 export { readScrapeState, type ScrapeState } from "./metrics/scrape-state";
+export { readWebhookScrape, type WebhookScrape } from "./metrics/webhook-metrics";
 
 export interface MetricsSources {
   /** What the database holds now (see readScrapeState). */
@@ -38,6 +40,8 @@ export interface MetricsSources {
   healthFaults?(): HealthFaultSource;
   now(): number;
   logger?: Pick<Logger, "warn">;
+  /** Webhook sinks' counts and queues as the database holds them (absent: no webhook series). */
+  webhooks?(): Promise<WebhookScrape>;
 }
 
 export interface MetricsOptions {
@@ -69,6 +73,14 @@ export function createMetrics(registry: Registry = new Registry(), sources: Metr
   registerHealthMetrics(registry, () => sources.healthFaults?.());
   registerDatabaseUp(registry, scrape);
   registerFromState(registry, scrape, [...lineSeries(() => sources.now()), ...tableSeries()]);
+  const webhooks = sources.webhooks;
+  if (webhooks)
+    registerWebhookMetrics(
+      registry,
+      () => webhooks(),
+      () => sources.now(),
+      sources.logger,
+    );
   return { registry, observeProbe: probes.observeProbe, observeLateness: probes.observeLateness };
 }
 

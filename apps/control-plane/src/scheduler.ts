@@ -36,7 +36,7 @@ const cronLogger = (logger: Logger) => ({
 
 /**
  * node-cron wiring only. Every second: send the probes that are due and apply time-driven health
- * transitions; every 2 s: this replica's heartbeat (and the release of dead replicas' claims); every 10 s: reconcile the schedule with the registry; every minute: vacuum the
+ * transitions, and (a job of its own) fan webhook events out and start their deliveries; every 2 s: this replica's heartbeat (and the release of dead replicas' claims); every 10 s: reconcile the schedule with the registry; every minute: vacuum the
  * embedded database's rewritten tables (PGlite has no autovacuum); every 10 min: retention.
  * `noOverlap` keeps a slow tick (a dead database) from piling up behind itself.
  */
@@ -51,9 +51,12 @@ export function startScheduler(engine: Engine): { stop(): Promise<void> } {
     job("schedule reconcile", "*/10 * * * * *", () => engine.prober.reconcile()),
     // Its own job, so a slow probe tick never makes a live replica look dead to the others.
     job("replica heartbeat", "*/2 * * * * *", () => engine.prober.heartbeat()),
+    // Its own job: a webhook receiver, however slow, never holds up a probe tick (and a tick only starts sends).
+    job("webhook deliveries", "* * * * * *", () => engine.webhooks.tick()),
     job("retention", "17 */10 * * * *", async () => {
       await engine.pruneProbeResults();
       await engine.pruneLineOutcomes();
+      await engine.pruneWebhookDeliveries();
     }),
     job("embedded vacuum", "41 * * * * *", () => engine.vacuumEmbedded()),
   ];

@@ -12,3 +12,4 @@ export * from "./samples";
 export * from "./system";
 export * from "./tables";
 export * from "./tokens";
+export * from "./webhooks";

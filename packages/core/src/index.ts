@@ -11,3 +11,4 @@ export * from "./shape/index";
 export * from "./tables/index";
 export * from "./types";
 export * from "./usage/index";
+export * from "./webhooks/index";

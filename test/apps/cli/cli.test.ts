@@ -6,6 +6,7 @@ import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
+import { startWebhookReceiver, type WebhookReceiver } from "../../helpers/webhook-receiver";
 import { type CliRun, runCli } from "./run-cli";
 
 // Every command of the CLI, in process (runCli: the binary's code without a process per case),
@@ -667,5 +668,149 @@ describe("tokens", () => {
     expect(list).not.toContain(token);
     expect(await ok(["tokens", "revoke", "dash"], { url: cp.url, env: { LINEWATCH_TOKEN: token } })).toContain("revoked token dash");
     expect((await cli(["lines", "list"], { url: cp.url, env: { LINEWATCH_TOKEN: viewer.token } })).code).toBe(1);
+  });
+});
+
+describe("webhooks (issue 26)", () => {
+  let cp: TestControlPlane;
+  let receiver: WebhookReceiver;
+  const SECRET_ENV = { HOOK_SECRET: "whsec-cli-0123456789abcdef" };
+  const okRun = (args: string[], env: Record<string, string> = {}) => ok(args, { url: cp.url, env });
+  const run = (args: string[], env: Record<string, string> = {}) => cli(args, { url: cp.url, env });
+  const sinks = async () =>
+    ((await (await cp.request("/v1/webhooks")).json()) as { webhooks: { name: string; url: string; format: string; events: string[] }[] })
+      .webhooks;
+
+  beforeAll(async () => {
+    cp = await startTestControlPlane();
+    receiver = await startWebhookReceiver();
+    expect((await cp.request("/v1/routes", { method: "POST", json: { name: "chat" } })).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await cp?.stop();
+    await receiver?.close();
+  });
+
+  it("add (secret from the environment, never printed) / list / show / test / rm", async () => {
+    const added = await okRun(
+      [
+        "webhooks",
+        "add",
+        "oncall",
+        "--endpoint",
+        receiver.url,
+        "--event",
+        "state_change,trend_alert",
+        "--route",
+        "chat",
+        "--secret-env",
+        "HOOK_SECRET",
+      ],
+      SECRET_ENV,
+    );
+    expect(added).toContain(`registered webhook oncall (json, state_change,trend_alert) → ${receiver.url}`);
+    const list = await okRun(["webhooks", "list"]);
+    expect(list).toMatch(/^NAME\s+FORMAT\s+EVENTS\s+ROUTES\s+PENDING\s+DELIVERED\s+DEAD\s+LAST ERROR\s+URL$/m);
+    expect(list).toMatch(/oncall\s+json\s+state_change,trend_alert\s+chat\s+0\s+0\s+0\s+-\s+http/);
+    expect(await okRun(["webhooks", "show", "oncall"])).toMatch(/dead letters\s+0/);
+    expect(await okRun(["webhooks", "test", "oncall"])).toMatch(/^webhook oncall: delivered \(HTTP 200, \d+ ms\)/);
+    expect(receiver.received).toHaveLength(1);
+    for (const out of [added, list]) expect(out).not.toContain(SECRET_ENV.HOOK_SECRET);
+
+    // Refusals name the field and the option that fed it; a missing variable is caught before the API.
+    const bad = await run(["webhooks", "add", "meta", "--endpoint", "http://169.254.169.254/", "--secret-env", "HOOK_SECRET"], SECRET_ENV);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/url: .*metadata.*\(--endpoint\)/);
+    const format = await run(
+      ["webhooks", "add", "x", "--endpoint", receiver.url, "--format", "xml", "--secret-env", "HOOK_SECRET"],
+      SECRET_ENV,
+    );
+    expect(format.code).toBe(1);
+    expect(format.stderr).toContain("(--format)");
+    const unset = await run(["webhooks", "add", "x", "--endpoint", receiver.url, "--secret-env", "NOPE"]);
+    expect(unset.code).toBe(1);
+    expect(unset.stderr).toContain("--secret-env: the environment variable NOPE is not set");
+    expect((await run(["webhooks", "add", "x", "--endpoint", receiver.url])).code).toBe(2);
+
+    // A receiver that is not there: the test says why, exit 1.
+    await okRun(["webhooks", "add", "gone", "--endpoint", "http://127.0.0.1:9/hook", "--secret-env", "HOOK_SECRET"], SECRET_ENV);
+    const gone = await run(["webhooks", "test", "gone"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/webhook gone: the test delivery failed: .*ECONNREFUSED/);
+    expect(await okRun(["webhooks", "rm", "gone"])).toBe("deleted webhook gone\n");
+    expect((await run(["webhooks", "rm", "gone"])).code).toBe(1);
+    expect((await sinks()).map((w) => w.name)).toEqual(["oncall"]);
+    expect(await okRun(["webhooks", "rm", "oncall"])).toBe("deleted webhook oncall\n");
+  });
+
+  it("apply creates, changes and (with --prune) deletes sinks; secrets come from the environment, export names them", async () => {
+    const file = (hooks: Record<string, unknown>[]) =>
+      writeFile("hooks.yaml", { webhooks: hooks.map((h) => ({ name: "oncall", url: receiver.url, secretEnv: "HOOK_SECRET", ...h })) });
+    const plan = await okRun(["apply", "-f", file([{ events: ["state_change"] }]), "--dry-run"], SECRET_ENV);
+    expect(plan).toContain(`+ webhook oncall (json, ${receiver.url}, secret from $HOOK_SECRET)`);
+    expect(plan).not.toContain(SECRET_ENV.HOOK_SECRET);
+    expect(await okRun(["apply", "-f", "hooks.yaml"], SECRET_ENV)).toContain("applied 1 change");
+    // Again: nothing to do, and the secret is not needed.
+    expect((await okRun(["apply", "-f", "hooks.yaml"])).trim()).toMatch(/^no changes/);
+
+    const changed = await okRun(["apply", "-f", file([{ events: ["state_change", "table_mode"], format: "slack", routes: ["chat"] }])]);
+    expect(changed).toContain("~ webhook oncall");
+    expect(changed).toContain('format: "json" → "slack"');
+    expect((await sinks())[0]).toMatchObject({ format: "slack", events: ["state_change", "table_mode"] });
+    // A rotation: --update-keys sends the secret again.
+    const rotated = await okRun(["apply", "-f", "hooks.yaml", "--update-keys"], { HOOK_SECRET: `${SECRET_ENV.HOOK_SECRET}-2` });
+    expect(rotated).toContain("secret: (set) → $HOOK_SECRET");
+    expect(rotated).not.toContain(SECRET_ENV.HOOK_SECRET);
+
+    const text = await okRun(["export"]);
+    const doc = parse(text) as { webhooks: Record<string, unknown>[] };
+    expect(doc.webhooks).toEqual([
+      {
+        name: "oncall",
+        url: receiver.url,
+        events: ["state_change", "table_mode"],
+        routes: ["chat"],
+        format: "slack",
+        secretEnv: "LINEWATCH_WEBHOOK_SECRET_ONCALL",
+      },
+    ]);
+    expect(text).not.toContain("whsec-");
+
+    // Refused before anything changes: a literal secret, a new sink without its variable, an unknown route.
+    const literal = await run([
+      "apply",
+      "-f",
+      writeFile("literal-hook.yaml", { webhooks: [{ name: "x", url: receiver.url, secret: "whsec-in-git-000000" }] }),
+    ]);
+    expect(literal.code).toBe(1);
+    expect(literal.stderr).toContain("webhooks[0].secret");
+    const noEnv = await run(["apply", "-f", writeFile("noenv-hook.yaml", { webhooks: [{ name: "new", url: receiver.url }] })]);
+    expect(noEnv.code).toBe(1);
+    expect(noEnv.stderr).toContain("webhooks[0].secretEnv: a new webhook needs its signing secret");
+    const route = await run(
+      [
+        "apply",
+        "-f",
+        writeFile("route-hook.yaml", { webhooks: [{ name: "new", url: receiver.url, routes: ["nowhere"], secretEnv: "HOOK_SECRET" }] }),
+      ],
+      SECRET_ENV,
+    );
+    expect(route.code).toBe(1);
+    expect(route.stderr).toContain('webhooks[0].routes[0]: no route "nowhere"');
+    const kind = await run([
+      "apply",
+      "-f",
+      writeFile("kind-hook.yaml", { webhooks: [{ name: "new", url: receiver.url, events: ["nope"] }] }),
+    ]);
+    expect(kind.code).toBe(1);
+    expect(kind.stderr).toContain("webhooks[0].events[0]");
+    expect((await sinks()).map((w) => w.name)).toEqual(["oncall"]);
+
+    // --prune with a webhooks: section deletes the sinks it does not list; a file without one leaves them.
+    expect((await okRun(["apply", "-f", writeFile("routes-only.yaml", { routes: [{ name: "chat" }] }), "--prune"])).trim()).toMatch(
+      /^no changes/,
+    );
+    expect(await okRun(["apply", "-f", writeFile("no-hooks.yaml", { webhooks: [] }), "--prune"])).toContain("- webhook oncall");
+    expect(await sinks()).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ const sampleValue = (f: Map<string, Family>, family: string, labels: Record<stri
   values(f, family, sampleName).find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
 /** Label names the control plane's own series may carry: bounded sets and names from the registry. */
-const OWN_LABELS = new Set(["line", "sample", "route", "state", "outcome", "mode", "tier", "protocol", "le"]);
+const OWN_LABELS = new Set(["line", "sample", "route", "state", "outcome", "mode", "tier", "protocol", "le", "webhook"]);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const HASH = /^[0-9a-f]{16,}$/i;
 
@@ -54,6 +54,12 @@ beforeAll(async () => {
     await createLine(cp, { name: "good", tier: "paid", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 100 }] })
   ).id;
   ids.bad = (await createLine(cp, { name: "bad", tier: "paid", baseUrl: lab.baseUrl("bad"), routes: [{ route: "chat", weight: 100 }] })).id;
+  // A webhook sink (its receiver not there): its series are in every scrape below, promtool's checks included.
+  const hook = await cp.request("/v1/webhooks", {
+    method: "POST",
+    json: { name: "oncall", url: "http://127.0.0.1:9/hook", secret: "whsec-metrics-0123456789" },
+  });
+  expect(hook.status).toBe(201);
   for (let i = 0; i < 3; i++) {
     await probeNow(cp, ids.good!);
     await probeNow(cp, ids.bad!);
@@ -203,7 +209,9 @@ describe("GET /metrics", () => {
           expect(OWN_LABELS.has(k), `${f.name} label ${k}`).toBe(true);
           expect(UUID.test(v) || HASH.test(v), `${f.name}{${k}="${v}"}`).toBe(false);
         }
-        if (s.labels.outcome)
+        if (s.labels.outcome && f.name.startsWith("linewatch_webhook_"))
+          expect(["delivered", "failed", "dead_letter"]).toContain(s.labels.outcome);
+        else if (s.labels.outcome)
           expect(["pass", "fail", "timeout", "connect", "http_status", "parse", "protocol"]).toContain(s.labels.outcome);
         if (s.labels.mode) expect(["normal", "degraded", "panic"]).toContain(s.labels.mode);
       }
@@ -271,6 +279,21 @@ describe("GET /metrics", () => {
     } finally {
       await replica.stop();
     }
+  });
+
+  it("counts webhook deliveries by sink and outcome (every outcome from the sink's creation) and the queues", async () => {
+    await cp.engine.webhooks.runOnce();
+    const { families } = await scrape();
+    expect(families.get("linewatch_webhook_deliveries_total")?.type).toBe("counter");
+    for (const outcome of ["delivered", "failed", "dead_letter"])
+      expect(sampleValue(families, "linewatch_webhook_deliveries_total", { webhook: "oncall", outcome }), outcome).toBeGreaterThanOrEqual(
+        0,
+      );
+    // The receiver is not there: the attempts for the bad line's state changes above failed, and their events wait.
+    expect(sampleValue(families, "linewatch_webhook_deliveries_total", { webhook: "oncall", outcome: "failed" })).toBeGreaterThan(0);
+    expect(sampleValue(families, "linewatch_webhook_queue_depth", { webhook: "oncall" })).toBeGreaterThan(0);
+    expect(sampleValue(families, "linewatch_webhook_oldest_undelivered_age_seconds", { webhook: "oncall" })).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(families, "linewatch_webhook_outbox_events", {})).toBe(0);
   });
 });
 

@@ -5,18 +5,32 @@ import type { Context } from "../context";
 import { ApiFailure, UsageError } from "../errors";
 import { type Change, type Current, changeView, describeChange, planChanges, summarize } from "../plan";
 import { readDataFile } from "../read-file";
-import type { LineList, RouteList, SampleList } from "../types";
+import type { LineList, RouteList, SampleList, WebhookList } from "../types";
 
-async function readCurrent(ctx: Context): Promise<Current> {
-  const [routes, lines, samples] = await Promise.all([
+/**
+ * The registry as the API returns it. Webhook sinks are admin's to read: apply reads them when its
+ * file has a webhooks: section; export reads them when its token may ("optional": a viewer's export
+ * leaves them out, saying so).
+ */
+async function readCurrent(ctx: Context, webhooks: "required" | "optional" | "no"): Promise<Current> {
+  const [routes, lines, samples, sinks] = await Promise.all([
     ctx.api.get<RouteList>("/v1/routes"),
     ctx.api.get<LineList>("/v1/lines"),
     ctx.api.get<SampleList>("/v1/samples"),
+    webhooks === "no"
+      ? null
+      : ctx.api.get<WebhookList>("/v1/webhooks").catch((error: unknown) => {
+          if (webhooks === "optional" && error instanceof ApiFailure && error.status === 403) {
+            ctx.warn("webhooks left out: reading them needs an admin token");
+            return null;
+          }
+          throw error;
+        }),
   ]);
-  return { routes: routes.routes, lines: lines.lines, samples: samples.samples };
+  return { routes: routes.routes, lines: lines.lines, samples: samples.samples, ...(sinks ? { webhooks: sinks.webhooks } : {}) };
 }
 
-const PATHS = { route: "/v1/routes", line: "/v1/lines", sample: "/v1/samples" } as const;
+const PATHS = { route: "/v1/routes", line: "/v1/lines", sample: "/v1/samples", webhook: "/v1/webhooks" } as const;
 
 async function perform(ctx: Context, c: Change): Promise<void> {
   const base = PATHS[c.kind];
@@ -29,12 +43,13 @@ export const applyCommands: Command[] = [
   {
     name: "apply",
     max: 0,
-    summary: "make the registry match a file of routes, lines and samples",
+    summary: "make the registry match a file of routes, lines, samples and webhooks",
     details: [
       "Idempotent: applying the same file again changes nothing. Entries are matched by name.",
       "Without --prune nothing is deleted; with it, whatever the file's sections (routes:, lines:,",
-      "samples:) do not list goes, except the shipped samples. A line's key comes from the environment",
+      "samples:, webhooks:) do not list goes, except the shipped samples. A line's key comes from the environment",
       "variable its apiKeyEnv names, sent when the line has no key yet (or always, with --update-keys);",
+      "a webhook's signing secret likewise from its secretEnv (when it is created, or with --update-keys);",
       "a line's adminState is changed only when the file gives one.",
     ].join("\n"),
     options: ["file", "prune", "dry-run", "update-keys"],
@@ -43,7 +58,7 @@ export const applyCommands: Command[] = [
       if (v.file === undefined) throw new UsageError("apply: -f FILE is required");
       const { parseRegistryFile } = await import("../registry-file");
       const file = parseRegistryFile(readDataFile(v.file, ctx.io.cwd), v.file);
-      const changes = planChanges(file, await readCurrent(ctx), {
+      const changes = planChanges(file, await readCurrent(ctx, file.sections.webhooks ? "required" : "no"), {
         prune: v.prune === true,
         updateKeys: v["update-keys"] === true,
         env: (name) => ctx.io.env[name],
@@ -83,15 +98,16 @@ export const applyCommands: Command[] = [
   {
     name: "export",
     max: 0,
-    summary: "write the registry as an apply file (YAML; keys never, shipped samples not)",
+    summary: "write the registry as an apply file (YAML; keys and secrets never, shipped samples not)",
     options: ["output"],
     async run(ctx) {
       const { registryToFile, registryToYaml } = await import("../registry-file");
-      const current = await readCurrent(ctx);
+      const current = await readCurrent(ctx, "optional");
       const header = [
         ` linewatch registry exported from ${ctx.api.baseUrl}`,
         " Apply with: linewatch apply -f FILE [--dry-run] [--prune]",
         " API keys are never exported: a line with a key names the environment variable apply reads it from (apiKeyEnv).",
+        " Webhook secrets neither (secretEnv); a webhook's url is written as it is (a Slack one is itself a credential).",
         " Shipped samples (probes/) are left out; they come with the control plane.",
       ].join("\n");
       const text = ctx.json ? `${JSON.stringify(registryToFile(current), null, 2)}\n` : registryToYaml(current, header);

@@ -13,6 +13,7 @@ import { overviewRoutes } from "./overview-routes";
 import { Pages } from "./pages";
 import { replayRoute } from "./replay-route";
 import { DashboardTokens } from "./session";
+import { webhooksRoute } from "./webhooks-route";
 
 export function dashboardRoutes(deps: AppDeps, services: Services) {
   const app = new Hono<AuthEnv>();
@@ -34,6 +35,7 @@ export function dashboardRoutes(deps: AppDeps, services: Services) {
   overviewRoutes(app, deps, services, pages, gzip);
   replayRoute(app, services, pages, gzip);
   lineRoutes(app, deps, services, pages, gzip);
+  webhooksRoute(app, deps, services, pages, gzip);
   loginRoutes(app, pages);
   return app;
 }

@@ -1,4 +1,4 @@
-// The service layer: every change to lines, routes, samples and tokens, and every read the API and the
+// The service layer: every change to lines, routes, samples, tokens and webhooks, and every read the API and the
 // dashboard make, in one place each (STYLE 14). HTTP routes and dashboard pages are adapters over these.
 import type { TokenStore } from "../auth";
 import type { AppDeps } from "../deps";
@@ -13,6 +13,7 @@ import { SampleService } from "./samples";
 import { SystemService } from "./system";
 import { TableService } from "./tables";
 import { TokenService } from "./tokens";
+import { WebhookService } from "./webhooks";
 
 export interface Services {
   lines: LineService;
@@ -24,6 +25,7 @@ export interface Services {
   replay: ReplayService;
   tables: TableService;
   system: SystemService;
+  webhooks: WebhookService;
   /** The read model of lines (health, pages, the overview). */
   views: LineViews;
 }
@@ -40,6 +42,7 @@ export function createServices(deps: AppDeps, engine: Engine, auth: TokenStore):
     replay: new ReplayService(deps, engine),
     tables: new TableService(engine),
     system: new SystemService(deps, engine),
+    webhooks: new WebhookService(deps, engine),
     views: new LineViews(deps, engine),
   };
 }

@@ -1,4 +1,11 @@
-import { type PublishedLine, type PublishedTable, type PublishResult, publishedLineKey, publishTableBy } from "@linewatch/core";
+import {
+  type PublishedLine,
+  type PublishedTable,
+  type PublishResult,
+  publishedLineKey,
+  publishTableBy,
+  type TableMode,
+} from "@linewatch/core";
 import {
   canCompressLz4,
   type Db,
@@ -43,8 +50,16 @@ const NO_LINES: CachedLine[] = [];
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** The table_published events of a route's new version, as timeline rows. */
-function publishedEventRows(route: string, result: PublishResult<PublishedLine>, now: number): EventInsert[] {
+/**
+ * The table_published events of a route's new version, as timeline rows. `previousMode` (null when
+ * the previous version could not be read) lets a reader tell a mode change (docs/alerts.md#webhooks).
+ */
+function publishedEventRows(
+  route: string,
+  result: PublishResult<PublishedLine>,
+  now: number,
+  previousMode: TableMode | null,
+): EventInsert[] {
   return result.effects.map((e) => ({
     at: new Date(now),
     kind: e.kind,
@@ -55,6 +70,7 @@ function publishedEventRows(route: string, result: PublishResult<PublishedLine>,
       version: e.version,
       previousVersion: e.previousVersion,
       mode: e.mode,
+      previousMode,
       probeIds: e.probeIds,
       weights: result.table.lines.map((l) => ({ line: l.name, weight: l.weight })),
     },
@@ -151,7 +167,7 @@ export class TableRecompute {
       planned.inputs.set(name, { route, lines, statuses, table: result.table });
       if (!result.changed) continue;
       planned.tables.push(result.table);
-      planned.eventRows.push(...publishedEventRows(name, result, now));
+      planned.eventRows.push(...publishedEventRows(name, result, now, typeof previous === "object" && previous ? previous.mode : null));
     }
     return planned;
   }

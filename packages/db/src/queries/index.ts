@@ -13,3 +13,4 @@ export * from "./samples";
 export * from "./schedule";
 export * from "./tables";
 export * from "./tokens";
+export * from "./webhooks";

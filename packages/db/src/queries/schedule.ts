@@ -10,7 +10,7 @@ import {
 } from "@linewatch/core";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { lineHealth, probeResults, probeSchedule, replicas } from "../schema/index";
+import { lineHealth, probeResults, probeSchedule, replicas, webhookDeliveries } from "../schema/index";
 import { type ClaimCompletion, executeRows, jsonRowsParam } from "./probe-results";
 
 export interface ScheduleRow {
@@ -220,8 +220,8 @@ export async function releaseClaimsOf(db: Db, replica: string): Promise<number> 
 
 /**
  * Record that `replica` is alive at `now`, and release the claims of every replica whose heartbeat
- * is older than `staleBefore` (or that never sent one): its process is gone, so what it claimed is
- * due again now rather than when its lease ends. Replicas not heard from for a day are forgotten.
+ * is older than `staleBefore` (or that never sent one): its process is gone, so what it claimed
+ * (probes, and webhook deliveries) is due again now rather than when its lease ends. Replicas not heard from for a day are forgotten.
  * One statement; returns how many claims were released.
  */
 export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date, staleBefore: Date | null): Promise<number> {
@@ -238,8 +238,15 @@ export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date
       where ${staleBefore !== null} and claimed_by is not null and claimed_by <> ${replica}
         and claimed_by not in (
           select id from ${replicas} where heartbeat_at >= ${(staleBefore ?? now).toISOString()}::timestamptz)
+      returning 1),
+    released_deliveries as (
+      update ${webhookDeliveries} set claimed_by = null, claimed_until = null
+      where ${staleBefore !== null} and status = 'pending' and claimed_by is not null and claimed_by <> ${replica}
+        and claimed_by not in (
+          select id from ${replicas} where heartbeat_at >= ${(staleBefore ?? now).toISOString()}::timestamptz)
       returning 1)
-    select (select count(*) from released)::int as released, (select count(*) from beat)::int as beat, (select count(*) from forgotten)::int as forgotten`);
+    select ((select count(*) from released) + (select count(*) from released_deliveries))::int as released,
+      (select count(*) from beat)::int as beat, (select count(*) from forgotten)::int as forgotten`);
   return executeRows<{ released: number }>(result)[0]?.released ?? 0;
 }
 

@@ -9,3 +9,4 @@ export * from "./routes";
 export * from "./samples";
 export * from "./tables";
 export * from "./tokens";
+export * from "./webhooks";

@@ -9,17 +9,18 @@ import { createTokens, expectEnvelope, type Operation, openApiOperations, queryR
 let cp: TestControlPlane;
 let tokens: Tokens;
 let ops: Operation[];
-const seeded = { lineId: "", sampleId: "" };
+const seeded = { lineId: "", sampleId: "", webhookId: "" };
 const KEY = "sk-roles-0123456789abcdef";
 
 /**
  * Who may call what, written out here rather than read from auth.ts: admin everything; viewer every
- * read but tokens; router only GET /v1/tables* and POST /v1/outcomes (which only a router may call).
+ * read but tokens and webhook sinks; router only GET /v1/tables* and POST /v1/outcomes (which only a router may call).
  */
 function expectedRoles(op: Operation): Role[] {
   const read = op.method === "GET";
   if (op.path === "/v1/outcomes") return ["router"];
   if (op.path.startsWith("/v1/tokens")) return ["admin"];
+  if (op.path.startsWith("/v1/webhooks")) return ["admin"];
   if (op.path.startsWith("/v1/tables")) return read ? ["admin", "viewer", "router"] : ["admin"];
   // A replay is a POST that only reads (SPEC §10).
   if (op.path === "/v1/replay") return ["admin", "viewer"];
@@ -41,7 +42,9 @@ function concrete(op: Operation, forWrite: boolean): string {
         ? seeded.sampleId
         : forWrite && op.method === "DELETE"
           ? "00000000-0000-4000-8000-000000000000"
-          : seeded.lineId,
+          : op.path.startsWith("/v1/webhooks")
+            ? seeded.webhookId
+            : seeded.lineId,
     )
     .replace("{name}", forWrite && op.method === "DELETE" ? "no-such-route" : "r1")
     .replace("{route}", "r1")
@@ -91,6 +94,14 @@ beforeAll(async () => {
   });
   expect(sample.status).toBe(201);
   seeded.sampleId = ((await sample.json()) as { id: string }).id;
+  // A sink whose receiver is not there: its test delivery fails fast, nothing else is sent.
+  const webhook = await cp.request("/v1/webhooks", {
+    method: "POST",
+    token: admin,
+    json: { name: "w1", url: "http://127.0.0.1:9/hook", secret: "whsec-roles-0123456789" },
+  });
+  expect(webhook.status).toBe(201);
+  seeded.webhookId = ((await webhook.json()) as { id: string }).id;
   ops = await openApiOperations(cp);
 });
 afterAll(async () => {
@@ -112,6 +123,8 @@ describe("the route table", () => {
         "DELETE /v1/tokens/{idOrName}",
         "PATCH /v1/routes/{name}",
         "DELETE /v1/samples/{id}",
+        "GET /v1/webhooks/{id}",
+        "POST /v1/webhooks/{id}/test",
       ]),
     );
     expect(ops.length).toBeGreaterThanOrEqual(20);

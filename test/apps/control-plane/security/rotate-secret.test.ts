@@ -2,12 +2,12 @@
 // previous one, `npm run rotate-secret` re-seals every line key, then the previous key goes.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { type Database, replaceLineApiKeyEnc } from "@linewatch/db";
+import { type Database, insertWebhook, replaceLineApiKeyEnc } from "@linewatch/db";
 import { type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../../apps/control-plane/src/config";
 import { silentLogger } from "../../../../apps/control-plane/src/logger";
-import { rotateLineKeys } from "../../../../apps/control-plane/src/rotate-secret";
+import { rotateLineKeys, rotateWebhookSecrets } from "../../../../apps/control-plane/src/rotate-secret";
 import { createSecretBox, type SecretBox } from "../../../../apps/control-plane/src/secrets";
 import { type ControlPlane, serveControlPlane } from "../../../../apps/control-plane/src/server";
 import { createTestDatabase, type TestDatabase } from "../../../helpers/test-db";
@@ -196,6 +196,40 @@ describe("rotating the secret key", () => {
     }
   });
 
+  it("re-seals webhook signing secrets the same way (issue 26)", async () => {
+    const db = await testDb.open();
+    const secret = "whsec-rot-dddddddddddd";
+    try {
+      const row = await insertWebhook(
+        db.db,
+        {
+          name: "oncall",
+          url: "http://127.0.0.1:9/hook",
+          events: ["state_change"],
+          routes: [],
+          format: "json",
+          secretEnc: createSecretBox(OLD).encrypt(secret),
+        },
+        new Date(),
+      );
+      const box = createSecretBox(NEW, OLD);
+      expect(await rotateWebhookSecrets(db.db, box, { dryRun: true })).toEqual({
+        withSecret: 1,
+        rotated: ["oncall"],
+        current: 0,
+        failed: [],
+      });
+      expect(await rotateWebhookSecrets(db.db, box)).toEqual({ withSecret: 1, rotated: ["oncall"], current: 0, failed: [] });
+      expect(await rotateWebhookSecrets(db.db, box)).toEqual({ withSecret: 1, rotated: [], current: 1, failed: [] });
+      const [sealed] = await queryRows<{ secret_enc: string }>(db, `select secret_enc from webhooks where id = '${row.id}'`);
+      expect(createSecretBox(NEW).decrypt(sealed?.secret_enc ?? "")).toBe(secret);
+      expect(() => createSecretBox(OLD).decrypt(sealed?.secret_enc ?? "")).toThrow();
+      expect(JSON.stringify(await rotateWebhookSecrets(db.db, createSecretBox(hexKey("0f"))))).not.toContain(secret);
+    } finally {
+      await db.close();
+    }
+  });
+
   it("runs as `npm run rotate-secret` against the configured database", async () => {
     const env = {
       ...process.env,
@@ -205,6 +239,8 @@ describe("rotating the secret key", () => {
     };
     const done = await run("npm", ["run", "--silent", "rotate-secret"], { env, cwd: process.cwd(), timeout: 120_000 });
     expect(done.stdout).toContain("4 line key(s): re-encrypted 4, 0 already on the current key, 0 unreadable");
+    expect(done.stdout).toContain("1 webhook secret(s): re-encrypted 1, 0 already on the current key, 0 unreadable");
+    expect(done.stdout).not.toContain("whsec-rot-");
     expect(done.stdout).not.toMatch(/sk-rot-/);
     const box = createSecretBox(hexKey("0d"));
     for (const [name, sealed] of await sealedRows()) expect(box.decrypt(sealed), name).toBe(KEYS[name] ?? KEYS["lab-a"]);

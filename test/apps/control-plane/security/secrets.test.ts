@@ -24,7 +24,19 @@ const REJECTED_KEY = "sk-rejected-161803398874";
 const HEADER_SECRET = "hdr-secret-0c0ffee0c0ffee";
 /** Header values on the lab line: every header value is a secret, whatever its name (issue 15 item 3). */
 const LAB_HEADERS = { "x-api-key": "sk-ant-hdr-5a5a5a5a5a", "api-key": "azure-hdr-6b6b6b6b6b", "X-Org": "org-hdr-7c7c7c7c7c" };
-const SECRETS = [LAB_KEY, ECHO_KEY_OLD, ECHO_KEY, REJECTED_KEY, HEADER_SECRET, ...Object.values(LAB_HEADERS)];
+/** A webhook sink's signing secret (issue 26): sealed like a key, never returned. */
+const WEBHOOK_SECRET = "whsec-sealed-9e9e9e9e9e9e";
+const WEBHOOK_SECRET_REJECTED = "whsec-rejected-8d8d8d8d8d";
+const SECRETS = [
+  LAB_KEY,
+  ECHO_KEY_OLD,
+  ECHO_KEY,
+  REJECTED_KEY,
+  HEADER_SECRET,
+  WEBHOOK_SECRET,
+  WEBHOOK_SECRET_REJECTED,
+  ...Object.values(LAB_HEADERS),
+];
 
 let cp: TestControlPlane;
 let lab: Lab;
@@ -34,7 +46,7 @@ let ops: Operation[];
 const logs: string[] = [];
 /** Every response body the test saw, by what was asked. */
 const seen: { what: string; body: string }[] = [];
-const ids = { lab: "", echo: "", sample: "" };
+const ids = { lab: "", echo: "", sample: "", webhook: "" };
 
 async function send(what: string, path: string, init: Parameters<TestControlPlane["request"]>[1] = {}): Promise<Response> {
   const res = await cp.request(path, init);
@@ -101,6 +113,23 @@ beforeAll(async () => {
   await send("viewer writes a key", "/v1/lines", { method: "POST", json: bad, token: tokens.viewer });
   await send("key as a token", "/v1/lines", { token: REJECTED_KEY });
 
+  const sink = await send("create webhook", "/v1/webhooks", {
+    method: "POST",
+    json: { name: "oncall", url: "http://127.0.0.1:9/hook", secret: WEBHOOK_SECRET },
+    token,
+  });
+  ids.webhook = ((await sink.json()) as { id: string }).id;
+  const hook = { name: "oncall-2", url: "http://127.0.0.1:9/hook", secret: WEBHOOK_SECRET_REJECTED };
+  await send("duplicate webhook", "/v1/webhooks", { method: "POST", json: { ...hook, name: "oncall" }, token });
+  await send("webhook to the metadata service", "/v1/webhooks", {
+    method: "POST",
+    json: { ...hook, url: "http://169.254.169.254/" },
+    token,
+  });
+  await send("webhook with a bad format", "/v1/webhooks", { method: "POST", json: { ...hook, format: "xml" }, token });
+  await send("viewer creates a webhook", "/v1/webhooks", { method: "POST", json: hook, token: tokens.viewer });
+  await send("test the webhook", `/v1/webhooks/${ids.webhook}/test`, { method: "POST", token });
+
   // Probes send the keys upstream; the echoing upstream answers 401 with the key in its body.
   await send("probe lab line", `/v1/lines/${ids.lab}/probe`, { method: "POST", token });
   await send("probe echo line", `/v1/lines/${ids.echo}/probe`, { method: "POST", token });
@@ -147,13 +176,15 @@ describe("never in", () => {
       .filter((o) => o.method === "GET")
       .flatMap((o) => {
         if (o.path.startsWith("/v1/samples/")) return [o.path.replace("{id}", ids.sample)];
+        if (o.path.startsWith("/v1/webhooks/")) return [o.path.replace("{id}", ids.webhook)];
         if (o.path.includes("{id}")) return [ids.lab, ids.echo].map((id) => o.path.replace("{id}", id));
         return [o.path.replace("{route}", "chat").replace("{name}", "chat")];
       });
     for (const path of [...paths, "/v1/events?limit=500", "/", "/docs", "/openapi.json", "/metrics", "/readyz"]) {
       for (const role of ["admin", "viewer"] as const) {
         const res = await send(`${role} GET ${path}`, path, { token: tokens[role] });
-        expect(res.status, `${role} GET ${path}`).toBe(role === "viewer" && path.startsWith("/v1/tokens") ? 403 : 200);
+        const adminOnly = path.startsWith("/v1/tokens") || path.startsWith("/v1/webhooks");
+        expect(res.status, `${role} GET ${path}`).toBe(role === "viewer" && adminOnly ? 403 : 200);
       }
     }
     const leaks = seen.filter((s) => containsSecret(s.body).length > 0).map((s) => `${s.what}: ${containsSecret(s.body).join(", ")}`);
@@ -162,7 +193,7 @@ describe("never in", () => {
 
   it("an error message (every refused request above was answered without the key)", () => {
     const refused = seen.filter((s) => / → [45]\d\d$/.test(s.what));
-    expect(refused.length).toBeGreaterThanOrEqual(13);
+    expect(refused.length).toBeGreaterThanOrEqual(17);
     for (const r of refused) {
       expect(JSON.parse(r.body), r.what).toHaveProperty("error.code");
       expect(containsSecret(r.body), r.what).toEqual([]);
@@ -204,7 +235,7 @@ describe("never in", () => {
       "select table_name from information_schema.tables where table_schema = 'public'",
     );
     expect(tables.map((t) => t.table_name)).toEqual(
-      expect.arrayContaining(["lines", "probe_results", "events", "published_tables", "tokens"]),
+      expect.arrayContaining(["lines", "probe_results", "events", "published_tables", "tokens", "webhooks", "webhook_deliveries"]),
     );
     for (const { table_name } of tables) {
       const rows = await queryRows<{ row: string }>(cp.database, `select t::text as row from "${table_name}" t`);
@@ -220,6 +251,10 @@ describe("never in", () => {
       ["keyed", true, LAB_KEY],
     ]);
     expect(lines.map((l) => JSON.parse(box.decrypt(l.headers_enc)))).toEqual([{ "x-api-token": HEADER_SECRET }, LAB_HEADERS]);
+    const sinks = await queryRows<{ name: string; secret_enc: string }>(cp.database, "select name, secret_enc from webhooks");
+    expect(sinks.map((w) => [w.name, w.secret_enc.startsWith("v1:"), box.decrypt(w.secret_enc)])).toEqual([
+      ["oncall", true, WEBHOOK_SECRET],
+    ]);
   });
 });
 

@@ -5,6 +5,7 @@ import type { LookupAddress } from "node:dns";
 import { insertLine } from "@linewatch/db";
 import { type RunningRouter, startRouter } from "@linewatch/router";
 import { embeddedIPv4, silentLogger, upstreamUrlProblem } from "@linewatch/router-client";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestControlPlane, type TestControlPlane } from "../../../helpers/control-plane";
 import { lineRow } from "../../../helpers/rows";
@@ -159,6 +160,41 @@ describe("the prober's connections", () => {
       expect(r?.errorClass, address).toBe("connect");
       expect(JSON.stringify(r?.reasons), address).toMatch(/refused: .*169\.254\.169\.254/);
     }
+  });
+});
+
+describe("webhook deliveries' connections (issue 26)", () => {
+  let cp: TestControlPlane;
+  beforeAll(async () => {
+    cp = await startTestControlPlane({ env: { LINEWATCH_SHIPPED_SAMPLES: "false" }, dnsLookup: resolver });
+  });
+  afterAll(async () => {
+    await cp.stop();
+    await cp.testDb.dispose();
+  });
+
+  const sink = async (name: string, url: string) => {
+    const res = await cp.request("/v1/webhooks", { method: "POST", json: { name, url, secret: "whsec-guard-0123456789" } });
+    expect(res.status, await res.clone().text()).toBe(201);
+    return ((await res.json()) as { id: string }).id;
+  };
+  const test = async (id: string) =>
+    (await (await cp.request(`/v1/webhooks/${id}/test`, { method: "POST" })).json()) as { ok: boolean; error: string | null };
+
+  it("go through the same guard: a name that resolves to a metadata address, or a stored literal one, is never connected", async () => {
+    const before = local.requests.length;
+    expect(await test(await sink("good", `http://model.internal.test:${port}/hook`))).toMatchObject({ ok: true, error: null });
+    expect(local.requests).toHaveLength(before + 1);
+    for (const host of ["imds.test", "rebind.test", "nat64.test"]) {
+      const result = await test(await sink(host.replace(".", "-"), `http://${host}:${port}/hook`));
+      expect(result.ok, host).toBe(false);
+      expect(result.error, host).toMatch(/refused: .*169\.254\.169\.254/);
+    }
+    // A URL the API refuses, stored anyway (an earlier version, a hand edit): refused when connecting.
+    const stored = await sink("stored", `http://model.internal.test:${port}/hook`);
+    await cp.database.db.execute(sql`update webhooks set url = ${`http://[64:ff9b::a9fe:a9fe]:${port}/hook`} where id = ${stored}`);
+    expect((await test(stored)).error).toMatch(/refused: .*169\.254\.169\.254/);
+    expect(local.requests).toHaveLength(before + 1);
   });
 });
 

@@ -62,6 +62,7 @@ export const Layout: FC<PageShell & { children?: Child; header?: Child }> = (p) 
         <nav>
           <a href="/">overview</a>
           <a href="/replay">replay</a>
+          <a href="/webhooks">webhooks</a>
           <a href="/docs">API</a>
           <a href="/metrics">metrics</a>
         </nav>

@@ -1,0 +1,3 @@
+export * from "./event-kinds";
+export * from "./payload";
+export * from "./retry";
