@@ -1,6 +1,6 @@
 // The floor of part 1: a bare node:http server in its own process that answers `/small` with
 // /healthz's 15 bytes and `/table` with the bytes a router token's table answer carries, with the
-// table endpoint's headers; `/table-checked` answers the same after the token check SPEC §7 asks
+// table endpoint's headers; `/table-checked` answers the same after the token check docs/roles.md asks
 // for (sha256 of the bearer token, found by its hash, compared in constant time), as TokenStore
 // does. What a table answer costs on this machine with nothing else of linewatch around it. The
 // body and the token come over IPC; the port goes back the same way.

@@ -22,7 +22,7 @@ export interface FaultPlan {
 }
 
 /**
- * Latency alone never fails a probe below the timeout (SPEC §4): it lowers the score, and so the
+ * Latency alone never fails a probe below the timeout (docs/scoring.md): it lowers the score, and so the
  * graded weight. A creeping line is bad (its answers are lost) once a sample's latency passes its timeout.
  */
 

@@ -1,4 +1,4 @@
-// Policy replay speed (SPEC §10, issue 13): results replayed per second and peak memory for 1 h,
+// Policy replay speed (docs/replay.md, issue 13): results replayed per second and peak memory for 1 h,
 // 6 h and 24 h of a fleet of 1000 lines × 4 samples at 45 s, on PostgreSQL or PGlite. The baseline,
 // measured in the same run over the same range: reading the same rows through the same keyset pages
 // without replaying them (the database floor). Bounded: data generation stops at --gen-budget-sec

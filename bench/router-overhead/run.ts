@@ -159,7 +159,7 @@ function startTables(table: RouteTable): Promise<Server> {
       return;
     }
     if (url.pathname === "/v1/outcomes" && req.method === "POST") {
-      // The routers' outcome reports (SPEC §9): taken and dropped, so pushing them is part of the cost.
+      // The routers' outcome reports (docs/live-evidence.md): taken and dropped, so pushing them is part of the cost.
       reports += 1;
       req.resume();
       req.on("end", () => {

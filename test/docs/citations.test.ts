@@ -76,4 +76,11 @@ describe("docs citations", () => {
     const broken = found.filter((c) => !pages.has(c.page) || (c.anchor !== null && !pages.get(c.page)?.has(c.anchor)));
     expect(broken.map((c) => `${c.where}: ${c.page}${c.anchor ? `#${c.anchor}` : ""}`)).toEqual([]);
   });
+
+  it("nothing cites the spec by section: it is not in the repository, its content is docs/", () => {
+    const cites = [join(root, "README.md"), ...SOURCES.flatMap((s) => [...files(join(root, s))])].flatMap((path) =>
+      [...readFileSync(path, "utf8").matchAll(/SPEC §\d+/g)].map((m) => `${relative(root, path)}: ${m[0]}`),
+    );
+    expect(cites).toEqual([]);
+  });
 });

@@ -9,7 +9,7 @@ import { type RunningRouter, startRouter } from "../../apps/router/src/server";
 import { eventually } from "../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../helpers/control-plane";
 
-// SPEC §8 end to end: real control plane + lab lines + router, called with the official openai client.
+// docs/router.md end to end: real control plane + lab lines + router, called with the official openai client.
 let cp: TestControlPlane | undefined;
 let lab: Lab;
 let router: RunningRouter;
@@ -136,7 +136,7 @@ describe("router end to end", () => {
 
   it("stops sending traffic to a line that starts truncating, within the detection bound", async () => {
     lab.setMode("free-a", "truncate", { fraction: 0.25 });
-    // 2 intervals + a timeout (SPEC §6), plus the router's long-poll; generous for a busy machine.
+    // 2 intervals + a timeout (docs/tables.md), plus the router's long-poll; generous for a busy machine.
     await eventually(
       async () => {
         const snap = router.client.snapshot(ROUTE);

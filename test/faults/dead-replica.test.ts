@@ -5,7 +5,7 @@ import { type ControlPlaneProcess, startControlPlaneProcess } from "../helpers/p
 import { createLines, createRoute, eventually, faultDatabase, inspect } from "./support";
 
 // Issue 15 item 6: two replicas on one PostgreSQL, one killed with SIGKILL while it has probes in
-// flight. The (line, sample) pairs it held are probed again by the survivor within SPEC §6's bound
+// flight. The (line, sample) pairs it held are probed again by the survivor within docs/tables.md's bound
 // (2 intervals + timeout from the previous probe), through the heartbeats, not after a lease of
 // timeout + 30 s; and no slot is stored twice.
 const INTERVAL_SEC = 6;

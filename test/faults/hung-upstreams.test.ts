@@ -30,7 +30,7 @@ beforeAll(async () => {
   database = await faultDatabase();
   const url = database.url;
   cp = await startTestControlPlane({
-    // A hung upstream holds one in-flight slot until its timeout (SPEC §6): twenty of them, four
+    // A hung upstream holds one in-flight slot until its timeout (docs/tables.md): twenty of them, four
     // samples each, hold about 24 slots on average here. With the default bound (8) they starve
     // every other line; the bound is sized for them, and what is under test is that they cost
     // nothing else: no event-loop time, no delay to the lines that answer.

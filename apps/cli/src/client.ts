@@ -10,7 +10,7 @@ export interface RequestOptions {
   timeoutMs?: number;
 }
 
-/** The control plane's HTTP API: JSON in, JSON out, the SPEC §3 error envelope turned into ApiFailure. */
+/** The control plane's HTTP API: JSON in, JSON out, the docs/api.md error envelope turned into ApiFailure. */
 export class ApiClient {
   readonly baseUrl: string;
 

@@ -120,7 +120,7 @@ export class TokenStore {
 
   /**
    * One lookup by the token's sha256, whatever the number of tokens, then a constant-time comparison
-   * (SPEC §7). The lookup's timing can only tell how the hash of a guess compares to stored hashes,
+   * (docs/roles.md). The lookup's timing can only tell how the hash of a guess compares to stored hashes,
    * which says nothing about a token (that would take inverting sha256 on 24 random bytes).
    */
   async authenticate(token: string): Promise<TokenRow | null> {
@@ -131,7 +131,7 @@ export class TokenStore {
 }
 
 /**
- * Paths anyone may call, token or not (SPEC §7 is about data; these carry none):
+ * Paths anyone may call, token or not (docs/roles.md is about data; these carry none):
  * liveness and readiness (load balancers and orchestrators send no token), the API description and
  * its docs page (the same as the source), and /metrics unless LINEWATCH_METRICS_PUBLIC=false
  * (Prometheus scrapes without a token by default; metrics hold names and counts, never credentials).
@@ -142,9 +142,9 @@ export function isPublicPath(path: string, metricsPublic: boolean): boolean {
 }
 
 /**
- * Which roles may call a method+path (SPEC §7): admin everything, viewer every read (and /metrics
+ * Which roles may call a method+path (docs/roles.md): admin everything, viewer every read (and /metrics
  * when it is not public, and a replay, which only reads), router only the tables. Tokens and webhook sinks are admin's alone.
- * Outcome reports are the routers' alone (SPEC §9): an admin or viewer token pushing them is a
+ * Outcome reports are the routers' alone (docs/live-evidence.md): an admin or viewer token pushing them is a
  * misconfigured router, and a router checks its token's role with an empty report at start.
  */
 export function allowedRoles(method: string, path: string): readonly Role[] {
@@ -154,7 +154,7 @@ export function allowedRoles(method: string, path: string): readonly Role[] {
   if (path === "/v1/tokens" || path.startsWith("/v1/tokens/")) return ["admin"];
   // A sink's URL may carry a credential (Slack's do): reading them is admin's too.
   if (path === "/v1/webhooks" || path.startsWith("/v1/webhooks/")) return ["admin"];
-  // A replay is a POST for its body, but only reads (SPEC §10).
+  // A replay is a POST for its body, but only reads (docs/replay.md).
   if (path === "/v1/replay") return ["admin", "viewer"];
   return read ? ["admin", "viewer"] : ["admin"];
 }

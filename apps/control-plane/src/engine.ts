@@ -44,7 +44,7 @@ export class Engine {
    * that touched it, with the confirming probes when the verdict was suspect. A no-op until the
    * health machine counts live evidence next to probes.
    */
-  /** Live evidence goes into the line's health next to its probes (SPEC §9); replaceable in tests. */
+  /** Live evidence goes into the line's health next to its probes (docs/live-evidence.md); replaceable in tests. */
   onLiveEvidence: (lineId: string, evidence: LiveEvidence) => Promise<void> | void = (lineId, evidence) =>
     this.health.applyLive(lineId, evidence);
 
@@ -133,7 +133,7 @@ export class Engine {
     return total;
   }
 
-  /** Retention of live outcome windows (SPEC §9), on the same clock and batches as probe results. */
+  /** Retention of live outcome windows (docs/live-evidence.md), on the same clock and batches as probe results. */
   async pruneLineOutcomes(batch = 1000): Promise<number> {
     const total = await this.deleteInBatches(deleteOldLineOutcomes, batch);
     if (total > 0) await this.vacuumEmbedded([lineOutcomes]);

@@ -15,7 +15,7 @@ export interface ErrorDetail {
   message: string;
 }
 
-/** A typed error at the HTTP edge; one onError turns it into the SPEC §3 envelope. */
+/** A typed error at the HTTP edge; one onError turns it into the docs/api.md envelope. */
 export class ApiError extends Error {
   constructor(
     readonly status: ContentfulStatusCode,

@@ -33,7 +33,7 @@ export interface RouterConfig {
   reportIntervalMs: number;
   /** Closed report windows kept while the control plane is unreachable. */
   reportBacklog: number;
-  /** Classify every answer in-band (SPEC §9) and retry non-streamed empty / masked-error answers. */
+  /** Classify every answer in-band (docs/live-evidence.md) and retry non-streamed empty / masked-error answers. */
   inBandCheck: boolean;
   /** `finish_reason: "length"` under this many completion tokens is a `cut` answer. */
   cutMinTokens: number;

@@ -1,4 +1,4 @@
-// Outcome reports (SPEC §9): each attempt's outcome is added to the current window of its line
+// Outcome reports (docs/live-evidence.md): each attempt's outcome is added to the current window of its line
 // (a few increments on the hot path); every few seconds the window is closed into a bounded
 // backlog and the backlog is pushed to `POST /v1/outcomes`, oldest first. A dead control plane
 // costs only the reports that fall off the backlog: recording never waits on the network, and

@@ -1,4 +1,4 @@
-// The request policy of SPEC §8 and §9: the request's `model` names the route; pick one of the
+// The request policy of docs/router.md and docs/live-evidence.md: the request's `model` names the route; pick one of the
 // route's lines that speak the request's protocol by weight (or affinity key); on connect error,
 // timeout, 5xx or 429 — or a non-streamed 2xx that the in-band check finds empty or an error in
 // disguise — try once more on another such line, if the retry budget allows; any other answer goes
@@ -43,7 +43,7 @@ export interface ProxyDeps {
   budget: RetryBudget;
   /** Lines whose last answers all failed get no first attempts for a few seconds. */
   ejector: LineEjector;
-  /** In-band answer check (SPEC §9); null: outcomes by status only. */
+  /** In-band answer check (docs/live-evidence.md); null: outcomes by status only. */
   check: { cutMinTokens: number } | null;
   /** Where each attempt's outcome goes (the outcome reporter). */
   recordOutcome(line: TableLine, outcome: AttemptReport): void;

@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** An id that cannot be a uuid cannot name anything: it is simply not found. */
 export const isUuid = (id: string) => UUID.test(id);
 
-/** The error envelope of SPEC §3: every 4xx and 5xx of the API has this body. */
+/** The error envelope of docs/api.md: every 4xx and 5xx of the API has this body. */
 export const ErrorSchema = z
   .object({
     error: z.object({

@@ -4,7 +4,7 @@ import { CHECK_NAMES, CHECK_VERDICTS, HEALTH_STATES, STATUS_TONES } from "@linew
 const Components = z
   .object({ length: z.number(), fields: z.number(), freshness: z.number(), status: z.number(), latency: z.number() })
   .openapi("ScoreComponents", {
-    description: "Each 0–1 (SPEC §4): content 65 (length 25, fields 20, freshness 20), status 20, latency 15",
+    description: "Each 0–1 (docs/scoring.md): content 65 (length 25, fields 20, freshness 20), status 20, latency 15",
   });
 
 const Check = z
@@ -15,7 +15,7 @@ const Check = z
       .openapi({ description: "`broken`: the sample asks what cannot be checked; never counted against the line" }),
     detail: z.string().optional(),
   })
-  .openapi("ProbeCheck", { description: "One expectation of the sample and its verdict (SPEC §4)" });
+  .openapi("ProbeCheck", { description: "One expectation of the sample and its verdict (docs/scoring.md)" });
 
 export const ProbeResultSchema = z
   .object({
@@ -46,7 +46,7 @@ const LiveStatsSchema = z.object({
   from: z.string(),
   to: z.string(),
   requests: z.number().int(),
-  counts: z.record(z.string(), z.number().int()).openapi({ description: "Live answers by outcome (SPEC §9)" }),
+  counts: z.record(z.string(), z.number().int()).openapi({ description: "Live answers by outcome (docs/live-evidence.md)" }),
   failureRate: z.number().openapi({ description: "Share that failed for the line's sake (4xx excluded)" }),
   silentRate: z.number().openapi({ description: "Share that were 2xx failures: empty, masked_error, cut" }),
   successRate: z.number().nullable().openapi({ description: "Effective success rate: share that were ok" }),
@@ -168,7 +168,7 @@ export const LineHealthSchema = z
       })
       .openapi({
         description:
-          "Evidence of failure against the line's usual rates (SPEC §5): cooldown when `hard` or `content` (or a sample's) reaches its threshold; per sample id the usual and recent content-failure rates",
+          "Evidence of failure against the line's usual rates (docs/health.md): cooldown when `hard` or `content` (or a sample's) reaches its threshold; per sample id the usual and recent content-failure rates",
       }),
     lengths: z.record(z.string(), z.object({ anchored: z.number().nullable(), recent: z.number().nullable() })).openapi({
       description: "Per sample id: the anchored usual answer length (learned while healthy) and the recent one, in characters",

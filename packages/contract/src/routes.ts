@@ -3,7 +3,7 @@ import { DEFAULT_ROUTE_SETTINGS, ON_ALL_DOWN } from "@linewatch/core";
 import { NameSchema } from "./common";
 
 const PolicySchema = z.record(z.string(), z.number()).openapi({
-  description: "Overrides of the health policy thresholds for this route's lines (SPEC §5)",
+  description: "Overrides of the health policy thresholds for this route's lines (docs/health.md)",
   example: { cooldownBaseMs: 300000 },
 });
 

@@ -11,7 +11,7 @@ const isRegex = (s: string) => {
   }
 };
 
-/** What a good answer looks like (SPEC §4). */
+/** What a good answer looks like (docs/scoring.md). */
 export const ExpectSchema = z
   .strictObject({
     minLength: z.number().int().min(0).max(1_000_000).optional(),

@@ -18,7 +18,7 @@ export const HealthFaultsSchema = z
       .nullable()
       .openapi({ description: "The last fault: when, which line, the error's kind" }),
   })
-  .openapi("HealthFaults", { description: "Faults of the health machine on this replica since it started (SPEC §5 fail-safe)" });
+  .openapi("HealthFaults", { description: "Faults of the health machine on this replica since it started (docs/health.md#fail-safe)" });
 export const ReadySchema = z.object({ status: z.literal("ready"), database: z.literal("ok"), health: HealthFaultsSchema }).openapi("Ready");
 export const NotReadySchema = ErrorSchema.extend({
   status: z.literal("not ready"),

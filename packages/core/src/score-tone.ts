@@ -9,7 +9,7 @@ import { PASS_SCORE } from "./scoring/index";
  */
 export type ScoreTone = "good" | "warn" | "bad" | "none" | Exclude<StatusTone, "ok">;
 
-/** The score a healthy line holds (SPEC §5: degraded below 80). */
+/** The score a healthy line holds (docs/health.md: degraded below 80). */
 const GOOD_SCORE = 80;
 
 export function scoreTone(score: number | null, tone: StatusTone): ScoreTone {

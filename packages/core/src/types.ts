@@ -1,4 +1,4 @@
-// Domain types shared by every part of linewatch (SPEC §2–§4). Plain data, JSON-serialisable.
+// Domain types shared by every part of linewatch (docs/README.md#words, docs/scoring.md). Plain data, JSON-serialisable.
 import type { FingerprintExpect } from "./fingerprint/normalize";
 import type { ProbeCheck } from "./scoring/checks";
 
@@ -46,7 +46,7 @@ export interface Route {
   createdAt: string;
 }
 
-/** What a good answer to a sample looks like (SPEC §4). */
+/** What a good answer to a sample looks like (docs/scoring.md). */
 export interface SampleExpect {
   minLength?: number;
   maxLength?: number;
@@ -77,7 +77,7 @@ export interface Sample {
   createdAt: string;
 }
 
-/** The five score components of SPEC §4, each in [0, 1]. */
+/** The five score components of docs/scoring.md, each in [0, 1]. */
 export interface ScoreComponents {
   length: number;
   fields: number;

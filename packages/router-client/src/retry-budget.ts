@@ -1,4 +1,4 @@
-// The retry budget (SPEC §9): retries may not exceed a share of recent requests, so a broad
+// The retry budget (docs/live-evidence.md): retries may not exceed a share of recent requests, so a broad
 // outage never multiplies the load on the upstreams. A sliding window of a few buckets; a small
 // floor lets a quiet router still retry a stray failure. `now` is an input (ms).
 

@@ -1,4 +1,4 @@
-// Wire types of the control plane's router-facing API (SPEC §3, tables), as @linewatch/contract's
+// Wire types of the control plane's router-facing API (docs/api.md, tables), as @linewatch/contract's
 // schemas say (type-only: a router loads nothing of zod). They equal core's RouteTable, the type the
 // publisher computes (test/packages/router-client/table-wire.test.ts).
 import type { TableLineResponse, TableListResponse, TableResponse } from "@linewatch/contract";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLine, createRoute, probeNow } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
-// A sample whose check cannot be evaluated is the sample's fault, not the line's (SPEC §4): its
+// A sample whose check cannot be evaluated is the sample's fault, not the line's (docs/scoring.md): its
 // results say `broken`, GET /v1/samples/:id says so, and the line stays healthy.
 let cp: TestControlPlane;
 let lab: Lab;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLine, createRoute } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
-// The health service's side of live evidence (SPEC §9): every router report judges every line it
+// The health service's side of live evidence (docs/live-evidence.md): every router report judges every line it
 // touched, so a clean judgment of a line with no suspect spell must cost no write.
 let cp: TestControlPlane;
 let lab: Lab;

@@ -267,7 +267,7 @@ describe("service endpoints", () => {
     expect(page).toContain('<link rel="icon" href="/favicon.svg"');
   });
 
-  it("describes the service endpoints of SPEC §3 in /openapi.json, public ones without a token", async () => {
+  it("describes the service endpoints of docs/api.md in /openapi.json, public ones without a token", async () => {
     const doc = (await (await cp.request("/openapi.json")).json()) as {
       paths: Record<string, { get?: { security?: unknown[]; responses: Record<string, unknown> } }>;
     };

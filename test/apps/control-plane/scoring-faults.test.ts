@@ -4,7 +4,7 @@ import type { LineHealth } from "../../../apps/cli/src/types";
 import { bySample, createLine, createRoute, probeNow, type ResultView } from "../../helpers/api";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 
-// SPEC §4 against real lab upstreams: each fault lowers the component it should and leaves the others alone.
+// docs/scoring.md against real lab upstreams: each fault lowers the component it should and leaves the others alone.
 let cp: TestControlPlane;
 let lab: Lab;
 const MODES = ["ok", "truncate", "drop-fields", "stale", "downgrade", "slow", "errors", "rate-limit", "hang"] as const;
@@ -105,7 +105,7 @@ describe("content faults lower their own component", () => {
     expect(explainer.components.length).toBeLessThan(1);
   });
 
-  it("slow → latency: a lower score, never a failed probe below the timeout (SPEC §4)", async () => {
+  it("slow → latency: a lower score, never a failed probe below the timeout (docs/scoring.md)", async () => {
     const r = bySample(await faultProbe("slow", { latencyMs: 700 }), "quick-echo");
     expect(r.components.latency).toBeLessThan(0.5);
     expect(r.score).toBeLessThan(100);

@@ -9,7 +9,7 @@ import { startTestControlPlane, type TestControlPlane } from "../../helpers/cont
 import { createTestDatabase } from "../../helpers/test-db";
 
 // The publisher recomputes many routes in one transaction and reads stored tables through one parser
-// (issue 16 item 2, issue 14 point 3). SPEC §3/§6: versions only move when a table changed, and never repeat.
+// (issue 16 item 2, issue 14 point 3). docs/api.md, docs/tables.md: versions only move when a table changed, and never repeat.
 interface Table {
   route: string;
   version: number;

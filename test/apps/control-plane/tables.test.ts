@@ -5,7 +5,7 @@ import { startTestControlPlane, type TestControlPlane } from "../../helpers/cont
 import { ManualClock } from "../../helpers/manual-clock";
 import { createTestDatabase } from "../../helpers/test-db";
 
-// SPEC §5–§6 wired end to end: probe results move health, health moves tables, tables are versioned.
+// docs/health.md, docs/tables.md wired end to end: probe results move health, health moves tables, tables are versioned.
 interface Table {
   route: string;
   version: number;
@@ -143,7 +143,7 @@ describe("health state machine over real probes", () => {
     const h = await health("free-a");
     expect(h.state).toBe("cooldown");
     expect(h.weightFactor).toBe(0);
-    // 5 min at entry; each later failed probe during the cooldown doubles it (SPEC §5), capped at 1 h.
+    // 5 min at entry; each later failed probe during the cooldown doubles it (docs/health.md), capped at 1 h.
     expect(h.cooldown!.durationMs).toBeGreaterThanOrEqual(5 * 60_000);
     expect(h.cooldown!.durationMs).toBeLessThanOrEqual(60 * 60_000);
     const t = await table();

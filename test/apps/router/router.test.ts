@@ -185,7 +185,7 @@ describe.each(servedBy)("router through %s: pass-through", (_name, which) => {
   });
 });
 
-describe.each(servedBy)("router through %s: retry policy (SPEC §8)", (_name, which) => {
+describe.each(servedBy)("router through %s: retry policy (docs/router.md)", (_name, which) => {
   beforeEach(() => {
     target = which;
   });

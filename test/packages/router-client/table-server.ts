@@ -1,4 +1,4 @@
-// A stand-in for the control plane's router-facing API (SPEC §3 tables): ETag = version,
+// A stand-in for the control plane's router-facing API (docs/api.md tables): ETag = version,
 // If-None-Match → 304, ?waitSec long-poll, router-scoped credentials, and a switchable outage.
 // Used by the router-client and router tests until (and beside) the real control plane.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";

@@ -55,7 +55,7 @@ export function probeTable(results: ProbeResult[], now = Date.now()): string {
   );
 }
 
-/** Live traffic next to the probes (SPEC §9): what the routers saw over the recent window. */
+/** Live traffic next to the probes (docs/live-evidence.md): what the routers saw over the recent window. */
 export function liveSummary(live: LineHealth["live"]): string {
   const r = live.recent;
   if (r.requests === 0) return "no live answers reported in the recent window";

@@ -39,7 +39,7 @@ export class DashboardTokens {
 export const canWrite = (v: Viewer) => v.role === "admin" || v.role === "open";
 
 /**
- * The dashboard's reading of SPEC §7 for browsers: the token comes from the `lw_token` cookie (or an
+ * The dashboard's reading of docs/roles.md for browsers: the token comes from the `lw_token` cookie (or an
  * Authorization header, for scripts); admin and viewer may read, only admin may change things.
  */
 export async function resolveAccess(c: Context, tokens: DashboardTokens): Promise<Access> {

@@ -14,7 +14,7 @@ export interface HealthFaultCounts {
 const LOG_EVERY_MS = 60_000;
 
 /**
- * The results the health machine could not apply (SPEC §5 fail-safe): counted, the last one kept,
+ * The results the health machine could not apply (docs/health.md#fail-safe): counted, the last one kept,
  * logged once a minute per line, so a fault that repeats at probe rate does not flood the log.
  */
 export class HealthFaults {

@@ -61,7 +61,7 @@ export class HealthService implements HealthMachine {
   }
 
   /**
-   * A judgment of the line's live traffic (SPEC §9): the health machine counts it next to the
+   * A judgment of the line's live traffic (docs/live-evidence.md): the health machine counts it next to the
    * probes; its confirming probes arrive as probe results of their own.
    */
   async applyLive(lineId: string, evidence: LiveEvidence): Promise<void> {

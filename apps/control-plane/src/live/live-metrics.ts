@@ -6,7 +6,7 @@ import { Counter, Gauge, type Registry } from "prom-client";
 export function createLiveMetrics(registry: Registry) {
   const requests = new Counter({
     name: "linewatch_live_requests_total",
-    help: "Live answers routers reported, by line and outcome (SPEC §9).",
+    help: "Live answers routers reported, by line and outcome (docs/live-evidence.md).",
     labelNames: ["line", "outcome"] as const,
     registers: [registry],
   });

@@ -1,4 +1,4 @@
-// Live traffic as evidence (SPEC §9), the control plane's side: store the routers' outcome
+// Live traffic as evidence (docs/live-evidence.md), the control plane's side: store the routers' outcome
 // windows (idempotent per router and window), judge each reported line with core/live, and when
 // the verdict is "suspect" probe the line at once and record an event naming the live evidence
 // and the confirming probes. The health machine gets every judgment through `onEvidence` (the

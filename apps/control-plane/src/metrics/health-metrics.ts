@@ -26,7 +26,7 @@ export function registerHealthMetrics(registry: Registry, faults: () => HealthFa
   );
   faultCounter(
     "linewatch_health_fail_safe_total",
-    "Lines this replica sent to cooldown because a failing result of theirs could not be applied (SPEC §5 fail-safe).",
+    "Lines this replica sent to cooldown because a failing result of theirs could not be applied (docs/health.md#fail-safe).",
     (f) => f.failSafeCooldowns,
   );
 }

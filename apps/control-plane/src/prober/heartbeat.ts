@@ -3,7 +3,7 @@ import type { AppDeps } from "../deps";
 
 /**
  * A replica beats every 2 s (scheduler.ts); one not heard from for REPLICA_STALE_MS is taken for
- * dead and its claims are released, so the probes it had in flight run again within SPEC §6's
+ * dead and its claims are released, so the probes it had in flight run again within docs/tables.md's
  * bound (2 intervals + timeout) instead of after a lease of the longest timeout + 30 s.
  */
 export const REPLICA_STALE_MS = 10_000;

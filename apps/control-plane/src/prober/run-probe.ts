@@ -45,7 +45,7 @@ export interface ProbeJob {
   relay?: RelayReferences;
 }
 
-/** SPEC §3: the line's timeout, else the sample's, else 10 s. */
+/** docs/api.md: the line's timeout, else the sample's, else 10 s. */
 export function probeTimeoutMs(line: Pick<Line, "timeoutMs">, sample: Pick<Sample, "timeoutMs">): number {
   return line.timeoutMs ?? sample.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 }

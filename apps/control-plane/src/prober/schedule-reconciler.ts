@@ -5,11 +5,11 @@ import type { CachedLine, RegistrySnapshot } from "../registry-cache";
 import type { BaselineCache } from "./baseline-cache";
 import type { LineSamples } from "./line-samples";
 
-/** Lines that are probed: active and drained (SPEC §5); disabled lines are not. */
+/** Lines that are probed: active and drained (docs/health.md); disabled lines are not. */
 export const isProbed = (line: CachedLine) => line.adminState !== "disabled";
 
 /**
- * The longest interval the schedule holds. The API refuses a budget past a day per sample (SPEC §6);
+ * The longest interval the schedule holds. The API refuses a budget past a day per sample (docs/tables.md);
  * a line stored before that (or with thousands of samples) may still ask for more, and a date that
  * far out is invalid: such a line is left out and reported, the others are scheduled as usual.
  */

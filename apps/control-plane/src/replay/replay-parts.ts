@@ -1,4 +1,4 @@
-// A replay run in parts, one worker thread each (SPEC §10: a day of 1000 lines in under a minute
+// A replay run in parts, one worker thread each (docs/replay.md: a day of 1000 lines in under a minute
 // on two cores). Lines that share no route never affect each other (core's partitionReplay), so
 // this thread reads the range once and hands each part its lines' rows in the range's order: on
 // PostgreSQL as the binary COPY rows themselves, split by their line id without being parsed; on

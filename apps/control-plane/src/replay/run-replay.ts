@@ -1,4 +1,4 @@
-// The shell of a policy replay (SPEC §10): resolve the request against the registry, stream the
+// The shell of a policy replay (docs/replay.md): resolve the request against the registry, stream the
 // range's probe results and events from the database into core's replay, build the report. Reads
 // only; a client that goes away aborts it between pages.
 import type { ReplayRequest } from "@linewatch/contract";

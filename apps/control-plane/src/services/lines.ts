@@ -12,13 +12,13 @@ import { afterWrite } from "./after-write";
 import { duplicateName } from "./duplicate-name";
 import { resultView } from "./line-views/probe-results";
 
-/** The longest interval a probe budget may stretch a line's schedule to: a day (SPEC §3's probeIntervalSec bound). */
+/** The longest interval a probe budget may stretch a line's schedule to: a day (docs/api.md's probeIntervalSec bound). */
 export const MAX_BUDGET_INTERVAL_MS = 86_400_000;
 
 const lineNamed = (name: string | undefined) => `a line named ${JSON.stringify(name)} already exists`;
 
 /**
- * SPEC §6 stretches the interval to keep probes within probeBudgetPct of dailyQuota; a budget of
+ * docs/tables.md stretches the interval to keep probes within probeBudgetPct of dailyQuota; a budget of
  * less than one probe a day would stretch it past a day (or past what a date can hold), so the
  * pair is refused here, before anything is written, naming both fields.
  */

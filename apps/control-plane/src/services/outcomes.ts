@@ -1,4 +1,4 @@
-// Live-traffic outcomes routers report (SPEC §9): checked against the clock and the registry, then
+// Live-traffic outcomes routers report (docs/live-evidence.md): checked against the clock and the registry, then
 // stored once per (router, window) and judged by the live service.
 import { MAX_WINDOW_AGE_MS, MAX_WINDOW_FUTURE_MS, type OutcomeAck, type OutcomeReportBody } from "@linewatch/contract";
 import type { AppDeps } from "../deps";

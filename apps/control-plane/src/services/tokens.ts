@@ -1,4 +1,4 @@
-// API tokens (SPEC §7): created (shown once, stored hashed), listed, revoked. The first token created
+// API tokens (docs/roles.md): created (shown once, stored hashed), listed, revoked. The first token created
 // turns the open demo mode off for good; the last active admin token cannot be revoked (create another
 // first), so no one is locked out.
 import type { Role, TokenCreate, TokenCreated, TokenResponse } from "@linewatch/contract";

@@ -24,7 +24,7 @@ export interface HealthView {
   fastProbeUntil: number | null;
   consecutiveFailures: number;
   consecutivePasses: number;
-  /** The evidence against the line and the thresholds it is held to (SPEC §5). */
+  /** The evidence against the line and the thresholds it is held to (docs/health.md). */
   evidence: {
     hard: number;
     hardThreshold: number;

@@ -1,4 +1,4 @@
-// Evidence of failure, weighed against how often the line usually fails (SPEC §5). Each statistic is
+// Evidence of failure, weighed against how often the line usually fails (docs/health.md). Each statistic is
 // a one-sided CUSUM (Page's test) of the log-likelihood ratio "failing" (a failure rate of
 // FAILING_RATE) against "as usual" (the line's own rate): a failure adds ln(p1/p0), a pass takes
 // ln((1−p0)/(1−p1)) away, and it never goes below 0. Two content failures in a row (at the floor

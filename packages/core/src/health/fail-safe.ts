@@ -1,4 +1,4 @@
-// The health machine's last resort (SPEC §5): what a line becomes when the shell cannot apply its
+// The health machine's last resort (docs/health.md): what a line becomes when the shell cannot apply its
 // failing result. Safe means out of the table, never "as it was": a line that was failing stays out
 // until probes bring it back the ordinary way.
 import type { AdminState } from "../types";

@@ -1,4 +1,4 @@
-// The per-line health record (SPEC §5): plain JSON, persisted by the shell, restart-safe.
+// The per-line health record (docs/health.md): plain JSON, persisted by the shell, restart-safe.
 import type { FingerprintReference } from "../fingerprint/judge";
 import type { FingerprintStep, FingerprintTrack } from "../fingerprint/track";
 import type { ShapeTrack } from "../shape/shape";
@@ -39,7 +39,7 @@ export interface TrendPoint {
 }
 
 /**
- * The evidence a line's probes have given (SPEC §5): one-sided CUSUM statistics (log-likelihood
+ * The evidence a line's probes have given (docs/health.md): one-sided CUSUM statistics (log-likelihood
  * ratios of "failing" against the line's usual failure rate, never below 0), hard failures and
  * content failures counted apart, and the rates they are weighed against. Persisted with health.
  */
@@ -137,7 +137,7 @@ export type HealthEvent =
   | { type: "tick" }
   | { type: "admin"; adminState: AdminState }
   /**
-   * A judgment of the line's live traffic (SPEC §9): `suspect` when it shows a fault; `reason` names
+   * A judgment of the line's live traffic (docs/live-evidence.md): `suspect` when it shows a fault; `reason` names
    * the counts, window and routers; `probeIds` the golden probes sent to confirm it (their results
    * arrive as probe events of their own).
    */

@@ -1,4 +1,4 @@
-// A line's usual answer length per sample (SPEC §4 baselines): a fast recent mean, and an anchor
+// A line's usual answer length per sample (docs/scoring.md baselines): a fast recent mean, and an anchor
 // learned only while the line is healthy at full weight, slowly, so that a degradation over hours
 // cannot drag it along. Both in log(chars): lengths vary by a factor, not by an amount.
 import type { LengthTrack } from "./health-types";

@@ -1,4 +1,4 @@
-// The health policy a line runs under: the defaults with its routes' overrides (SPEC §5).
+// The health policy a line runs under: the defaults with its routes' overrides (docs/health.md).
 import type { RouteMembership } from "../types";
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy, resolveHealthPolicy } from "./policy";
 

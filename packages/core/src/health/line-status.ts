@@ -1,4 +1,4 @@
-// A line's status, worked out once (SPEC §5, STYLE 11): the admin state over health, the state and
+// A line's status, worked out once (docs/health.md, STYLE 11): the admin state over health, the state and
 // factor every reader shows, the stored line score, and how to show it. The publisher, the API, the
 // metrics and the dashboard read this; none has a formula of its own.
 import type { AdminState } from "../types";

@@ -1,4 +1,4 @@
-// One policy object holds every threshold of SPEC §5 and §6; routes override parts of it.
+// One policy object holds every threshold of docs/health.md and docs/tables.md; routes override parts of it.
 import { err, ok, type Result } from "../types";
 
 export interface HealthPolicy {
@@ -51,7 +51,7 @@ export interface HealthPolicy {
   liveConfirmMs: number;
   /** A confirming probe of the same sample this long after a first failure; null: none. */
   reprobeDelayMs: number | null;
-  /** Free lines of a route together get at most this share (SPEC §6). */
+  /** Free lines of a route together get at most this share (docs/tables.md). */
   freeShareCap: number;
 }
 

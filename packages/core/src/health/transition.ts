@@ -1,4 +1,4 @@
-// The SPEC §5 state machine as one pure function: (health, event, policy, now) → (health, effects).
+// The docs/health.md state machine as one pure function: (health, event, policy, now) → (health, effects).
 import { type FingerprintStep, type FingerprintTrack, failingReferences, stepFingerprint, tallyAnswers } from "../fingerprint/track";
 import { stepShape } from "../shape/shape";
 import type { AdminState } from "../types";
@@ -20,7 +20,7 @@ import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
 import { heldFactor, isAdminPhase, servicePhase, targetFactor, weightFactor } from "./weight-factor";
 
-/** A probe interval to assume when the caller gives none (SPEC §3 default). */
+/** A probe interval to assume when the caller gives none (docs/api.md default). */
 const DEFAULT_INTERVAL_MS = 45_000;
 /** Failed probe ids an event names at most. */
 const FAILURES_KEPT = 8;
@@ -440,7 +440,7 @@ function enterCooldown(d: Draft, cause: Cause): void {
 }
 
 /**
- * Live traffic as evidence next to the probes (SPEC §9): a line whose live answers keep failing leaves
+ * Live traffic as evidence next to the probes (docs/live-evidence.md): a line whose live answers keep failing leaves
  * the table even while its golden probes pass; a single suspect judgment waits for the next report (or
  * for its confirming probes, which arrive as probe events); an ordinary live error rate is never suspect.
  */

@@ -1,4 +1,4 @@
-// Trend alert (SPEC §5): a line-score drop of more than `trendDropPoints` within `trendWindowMs`.
+// Trend alert (docs/health.md): a line-score drop of more than `trendDropPoints` within `trendWindowMs`.
 import type { TrendPoint } from "./health-types";
 import type { HealthPolicy } from "./policy";
 

@@ -1,4 +1,4 @@
-// How one live answer ended, as a router classifies it in-band (SPEC §9), and the per-line
+// How one live answer ended, as a router classifies it in-band (docs/live-evidence.md), and the per-line
 // counts routers report to `POST /v1/outcomes`. One list for the router, the API and the metrics.
 
 export const LIVE_OUTCOMES = ["ok", "empty", "masked_error", "cut", "http_4xx", "http_5xx", "rate_limited", "timeout", "connect"] as const;

@@ -1,4 +1,4 @@
-// Re-runs the health machine (SPEC §5) and the table math (§6) over stored probe results, the way
+// Re-runs the health machine (docs/health.md) and the table math (docs/tables.md) over stored probe results, the way
 // the control plane's health service does live: each result is applied when it finished, with the
 // line score of the results finished by then; timers fire at nextTickAt; tables are recomputed for
 // a line's routes when its weight or state moves. Confirming re-probes are not asked for: the

@@ -22,7 +22,7 @@ export interface ReplayResult {
   contentLength: number;
 }
 
-/** A proposed scoring: component weights and pass score (SPEC §4). Null: the stored verdicts stand. */
+/** A proposed scoring: component weights and pass score (docs/scoring.md). Null: the stored verdicts stand. */
 export interface ReplayScoring {
   weights: ScoreWeights;
   passScore: number;

@@ -1,4 +1,4 @@
-// Which golden samples probe a line (SPEC §3).
+// Which golden samples probe a line (docs/api.md).
 import type { Line, Sample } from "../types";
 
 /** A sample applies to a line of its protocol, on every route (empty list) or on one of the line's routes; by name. */

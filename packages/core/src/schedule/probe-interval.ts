@@ -1,4 +1,4 @@
-// SPEC §6 probe frequency: the configured interval, stretched to keep probes within the budget.
+// docs/tables.md probe frequency: the configured interval, stretched to keep probes within the budget.
 
 export interface ProbeBudget {
   probeIntervalSec: number;

@@ -1,4 +1,4 @@
-// A probe's checks (SPEC §4): each expectation of a sample is a check with its own verdict, so a
+// A probe's checks (docs/scoring.md): each expectation of a sample is a check with its own verdict, so a
 // human (and the health machine) sees exactly which one failed. A failed content check fails the
 // probe whatever its score; a check the sample makes impossible to evaluate is `broken` and never
 // counts against the line.

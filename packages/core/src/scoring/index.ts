@@ -1,4 +1,4 @@
-// Scoring core (SPEC §4) and the protocol adapters it reads answers with. Pure: no I/O, no clock.
+// Scoring core (docs/scoring.md) and the protocol adapters it reads answers with. Pure: no I/O, no clock.
 
 export * from "../protocols/index";
 export {

@@ -1,4 +1,4 @@
-// A line's score and components over its recent probes (SPEC §4), for health and the dashboard.
+// A line's score and components over its recent probes (docs/scoring.md), for health and the dashboard.
 import type { ScoreComponents } from "../types";
 import { roundTo } from "./numbers";
 import { COMPONENT_NAMES } from "./weights";

@@ -1,4 +1,4 @@
-// Scoring one probe (SPEC §4): five components, a weighted score, pass/fail, reasons in words.
+// Scoring one probe (docs/scoring.md): five components, a weighted score, pass/fail, reasons in words.
 import { type FingerprintInput, type FingerprintJudgment, judgeFingerprint } from "../fingerprint/judge";
 import type { ErrorClass, SampleExpect, ScoreComponents } from "../types";
 import { judgeUsage, type UsageInput, type UsageJudgment } from "../usage/usage";

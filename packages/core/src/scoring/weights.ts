@@ -1,4 +1,4 @@
-// SPEC §4: the five components and their default weights (content 65, status + latency 35).
+// docs/scoring.md: the five components and their default weights (content 65, status + latency 35).
 import type { ScoreComponents } from "../types";
 import { clamp01, roundTo } from "./numbers";
 

@@ -1,4 +1,4 @@
-// SPEC §6: a route's weights from its lines' base weights and health factors.
+// docs/tables.md: a route's weights from its lines' base weights and health factors.
 import type { AdminState, OnAllDown, Tier } from "../types";
 import { apportion } from "./apportion";
 import { waterFill } from "./water-fill";

@@ -137,7 +137,7 @@ export function publishTableBy<L extends TableLine>(
   };
 }
 
-/** The wire form of a published table, without credentials (SPEC §3). */
+/** The wire form of a published table, without credentials (docs/api.md). */
 export function toRouteTable(t: PublishedTable<PublishedLine>): RouteTable {
   return {
     route: t.route,

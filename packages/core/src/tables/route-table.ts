@@ -1,4 +1,4 @@
-// The wire type of a published table (SPEC §3): what `GET /v1/tables/:route` answers and what routers
+// The wire type of a published table (docs/api.md): what `GET /v1/tables/:route` answers and what routers
 // read. Declared once here; the API's zod schema and the router-client's parser are checked against it
 // (test/packages/router-client/table-wire.test.ts).
 import type { TableMode } from "./compute-table";

@@ -33,7 +33,7 @@ const CONNECTION_CODES = new Set([
   "57P03", // cannot_connect_now (starting up, shutting down)
 ]);
 
-/** The database could not be reached (as opposed to refusing a statement): SPEC §3's `unavailable`. */
+/** The database could not be reached (as opposed to refusing a statement): docs/api.md's `unavailable`. */
 export function isConnectionError(error: unknown): boolean {
   const code = pgCode(error);
   // SQLSTATE class 08: connection exception.

@@ -1,4 +1,4 @@
-// Reads for a policy replay (SPEC §10): probe results and events of a time range, streamed in time
+// Reads for a policy replay (docs/replay.md): probe results and events of a time range, streamed in time
 // order by keyset pages (never the range in memory), and what stood before the range. Read only.
 import type { RecordedEvent, ReplayResult, ScoreComponents } from "@linewatch/core";
 import { type SQL, sql } from "drizzle-orm";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-/** The timeline (SPEC §3 /v1/events). No foreign keys: history outlives the lines it speaks of. */
+/** The timeline (docs/api.md /v1/events). No foreign keys: history outlives the lines it speaks of. */
 export const events = pgTable(
   "events",
   {

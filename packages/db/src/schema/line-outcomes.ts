@@ -3,7 +3,7 @@ import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, u
 import { lines } from "./lines";
 
 /**
- * Live-traffic outcome windows (SPEC §9): one row per router, report window and line. The unique
+ * Live-traffic outcome windows (docs/live-evidence.md): one row per router, report window and line. The unique
  * (router, window, line) key makes a retried push store nothing twice.
  */
 export const lineOutcomes = pgTable(

@@ -5,7 +5,7 @@ export const routes = pgTable("routes", {
   name: text("name").primaryKey(),
   freeShareCap: real("free_share_cap").notNull().default(DEFAULT_ROUTE_SETTINGS.freeShareCap),
   onAllDown: text("on_all_down").$type<OnAllDown>().notNull().default(DEFAULT_ROUTE_SETTINGS.onAllDown),
-  /** Per-route overrides of the health policy (SPEC §5 thresholds). */
+  /** Per-route overrides of the health policy (docs/health.md thresholds). */
   policy: jsonb("policy").$type<Partial<HealthPolicy>>(),
   createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),

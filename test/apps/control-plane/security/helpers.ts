@@ -33,7 +33,7 @@ export async function createTokens(cp: TestControlPlane, prefix = "t"): Promise<
   return { admin, viewer: await make("viewer", admin), router: await make("router", admin) };
 }
 
-/** The SPEC §3 envelope with the given status and code. */
+/** The docs/api.md envelope with the given status and code. */
 export async function expectEnvelope(
   res: Response,
   status: number,

@@ -1,4 +1,4 @@
-// SPEC §7 roles, walked over the whole route table: every operation /openapi.json describes plus
+// docs/roles.md roles, walked over the whole route table: every operation /openapi.json describes plus
 // the service endpoints, with no token, a wrong token and each role's token.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hashToken } from "../../../../apps/control-plane/src/auth";
@@ -22,7 +22,7 @@ function expectedRoles(op: Operation): Role[] {
   if (op.path.startsWith("/v1/tokens")) return ["admin"];
   if (op.path.startsWith("/v1/webhooks")) return ["admin"];
   if (op.path.startsWith("/v1/tables")) return read ? ["admin", "viewer", "router"] : ["admin"];
-  // A replay is a POST that only reads (SPEC §10).
+  // A replay is a POST that only reads (docs/replay.md).
   if (op.path === "/v1/replay") return ["admin", "viewer"];
   return read ? ["admin", "viewer"] : ["admin"];
 }

@@ -1,4 +1,4 @@
-// Upstream API keys (SPEC §7): encrypted at rest, and never in a response to a non-router token, a
+// Upstream API keys (docs/roles.md): encrypted at rest, and never in a response to a non-router token, a
 // log line, an event, an error message or the dashboard. Every secret below is a distinct string that
 // is searched for in everything the control plane says, logs and stores.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";

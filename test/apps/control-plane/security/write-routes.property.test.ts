@@ -1,5 +1,5 @@
 // Random JSON at every write route /openapi.json describes (POST/PATCH/DELETE under /v1): never a
-// 5xx, always the SPEC §3 envelope on a 4xx, and a refused request leaves every table exactly as it
+// 5xx, always the docs/api.md envelope on a 4xx, and a refused request leaves every table exactly as it
 // was (row counts and a checksum of every row, read before and after each request).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -303,7 +303,7 @@ describe("transition: a table of (health, event, now) → health", () => {
   });
 });
 
-describe("live traffic as evidence (SPEC §9)", () => {
+describe("live traffic as evidence (docs/live-evidence.md)", () => {
   const live = (suspect: boolean, reason = "live traffic: 9 empty of 40 answers (22.5%)", probeIds: string[] = []) =>
     ({ type: "live", suspect, reason, probeIds }) as const;
 

@@ -1,4 +1,4 @@
-// A probe's checks (SPEC §4), as a table: (sample expectation, observation, anchored length) →
+// A probe's checks (docs/scoring.md), as a table: (sample expectation, observation, anchored length) →
 // each check's verdict and whether the probe passes. Then issue 11's two findings.
 import {
   type Baseline,

@@ -131,7 +131,7 @@ const anchors = fc.record({
 });
 const score = ([e, o, b]: [SampleExpect, ProbeObservation, Baseline], a: Partial<ScoreProbeInput> = {}): ScoredProbe =>
   scoreProbe({ expect: e, observation: o, baseline: b, ...a });
-/** The rule of SPEC §4, from the outside. */
+/** The rule of docs/scoring.md, from the outside. */
 const passes = (r: ScoredProbe) => !r.hardFailure && failedCheckNames(r.checks).length === 0 && r.score >= PASS_SCORE;
 
 const unit = fc.double({ min: 0, max: 1, noNaN: true });

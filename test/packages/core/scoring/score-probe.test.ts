@@ -20,7 +20,7 @@ const text = (n: number) => "word ".repeat(Math.ceil(n / 5)).slice(0, n);
 const verdicts = (r: ScoredProbe): [CheckName, CheckVerdict][] => r.checks.map((c) => [c.name, c.verdict]);
 
 describe("weights and pass mark", () => {
-  it("are SPEC §4's", () => {
+  it("are docs/scoring.md's", () => {
     expect(DEFAULT_WEIGHTS).toEqual({ length: 25, fields: 20, freshness: 20, status: 20, latency: 15 });
     expect(PASS_SCORE).toBe(60);
   });

@@ -1,4 +1,4 @@
-// Good answers to every shipped sample score ≥ 90 cold and warm; the silent faults of SPEC §1
+// Good answers to every shipped sample score ≥ 90 cold and warm; the silent faults of docs/README.md
 // cost them points with a reason. The expectations come from probes/openai-chat/*.yaml.
 import { readFileSync } from "node:fs";
 import {

@@ -37,7 +37,7 @@ const routeArb = fc.record({
 const units = (x: number) => Math.floor(Math.min(1, Math.max(0, x)) * TOTAL_WEIGHT + 1e-9);
 const capUnits = (m: TableMember) => units(m.maxShare ?? 1);
 
-/** The lines a table may use and whether the free cap applies, as SPEC §6 says. */
+/** The lines a table may use and whether the free cap applies, as docs/tables.md says. */
 function expected(route: TableRoute, members: TableMember[]) {
   const usable = members.filter(isUsable);
   if (usable.length > 0) {
@@ -49,7 +49,7 @@ function expected(route: TableRoute, members: TableMember[]) {
 }
 
 describe("table properties", () => {
-  it("weights are integers summing to 10000 (or an empty fail-closed / no-line table); modes as SPEC §6", () => {
+  it("weights are integers summing to 10000 (or an empty fail-closed / no-line table); modes as docs/tables.md", () => {
     fc.assert(
       fc.property(routeArb, membersArb, (route, members) => {
         const t = computeTable({ route, members });

@@ -299,7 +299,7 @@ export const Timeline: FC<{ events: EventView[]; now: number; id?: string }> = (
 );
 
 /** What the client script draws: one entry per line, in the table's order. */
-/** Live outcomes next to the probe score (SPEC §9); a suspect line is marked and says why on hover. */
+/** Live outcomes next to the probe score (docs/live-evidence.md); a suspect line is marked and says why on hover. */
 export function LiveOk({ live }: { live: LiveCell | null }) {
   if (live === null) return <span class="muted">–</span>;
   return (

@@ -1,4 +1,4 @@
-// The replay view (SPEC §10): a range and a policy in a form; what the policy would have done next
+// The replay view (docs/replay.md): a range and a policy in a form; what the policy would have done next
 // to what did: one line's weight over time (actual and proposed, an inline SVG step chart), the
 // per-route summary and the bad episodes.
 import type { ReplayReport, TimelinePoint } from "@linewatch/core";

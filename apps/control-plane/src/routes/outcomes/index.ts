@@ -1,4 +1,4 @@
-// POST /v1/outcomes: routers report live-traffic outcomes per line (SPEC §9; router tokens only, auth.ts).
+// POST /v1/outcomes: routers report live-traffic outcomes per line (docs/live-evidence.md; router tokens only, auth.ts).
 import { createRoute } from "@hono/zod-openapi";
 import { OutcomeAckSchema, OutcomeReportSchema } from "@linewatch/contract";
 import type { Services } from "../../services/index";

@@ -18,7 +18,7 @@ const replay = createRoute({
   method: "post",
   path: "/",
   tags: ["replay"],
-  summary: "Re-run a health policy over recorded probe results (SPEC §10); never writes",
+  summary: "Re-run a health policy over recorded probe results (docs/replay.md); never writes",
   description:
     'With `Accept: application/x-ndjson` the answer is a stream of lines: `{"progress":{"done","total"}}` while it runs, then `{"report":…}` (or `{"error":…}`). Closing the connection aborts the replay.',
   request: jsonBody(ReplayRequestSchema),

@@ -10,7 +10,7 @@ import { json } from "../common";
 const PUBLIC: { [name: string]: string[] }[] = [];
 
 /**
- * The service endpoints (SPEC §3): /healthz and /readyz here, and the description of those served
+ * The service endpoints (docs/api.md): /healthz and /readyz here, and the description of those served
  * elsewhere (/metrics, /openapi.json, /docs, the dashboard at /) so /openapi.json lists every path.
  */
 export function systemRoutes(app: OpenAPIHono<AuthEnv>, deps: Pick<AppDeps, "config">, system: SystemService): void {

@@ -1,5 +1,5 @@
-// /v1/tables (SPEC §3): router-facing tables. Each version's answer is serialized once (publisher.ts
-// ServedTable), so serving it is a lookup and a write; credentials go only to a router token (SPEC §7).
+// /v1/tables (docs/api.md): router-facing tables. Each version's answer is serialized once (publisher.ts
+// ServedTable), so serving it is a lookup and a write; credentials go only to a router token (docs/roles.md).
 import { createRoute } from "@hono/zod-openapi";
 import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "@linewatch/contract";
 import { requestHeader } from "../../auth";

@@ -42,7 +42,7 @@ export type WindowHours = (typeof WINDOWS)[number];
 export const TREND_POINTS = 72;
 export const HEAT_COLUMNS = 24;
 const EVENTS_SHOWN = 60;
-/** SPEC §3: a probe's timeout defaults to the sample's, else 10 s. */
+/** docs/api.md: a probe's timeout defaults to the sample's, else 10 s. */
 const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 const LATE_SLACK_MS = 60_000;
 
@@ -151,7 +151,7 @@ export interface Overview {
 }
 
 interface Stored {
-  /** Live outcome windows of the recent window, per line (SPEC §9). */
+  /** Live outcome windows of the recent window, per line (docs/live-evidence.md). */
   live: Map<string, LiveWindow[]>;
   health: LineHealthRow[];
   activity: LineActivity[];
