@@ -1,6 +1,7 @@
 // The seam between a stored probe result and the health machine: when the health event grows a
 // field, only this file changes (the rest of the replay never looks inside a HealthEvent).
 import type { HealthEvent } from "../health/index";
+import { type ProbeRelay, relayHealthFields } from "../relay/probe-relay";
 import { FAILED_CHECK_SCORE } from "../scoring/checks";
 import { type ScoreWeights, scoreFromComponents } from "../scoring/weights";
 import type { ScoreComponents } from "../types";
@@ -20,6 +21,12 @@ export interface ReplayResult {
   /** Whether one of its checks failed (stored with the result; a re-scored result keeps it). */
   failedCheck: boolean;
   contentLength: number;
+  /**
+   * What a relay can fake as the probe saw it (`probe_results.relay`): the fingerprint, usage and shape
+   * evidence the health machine steps as it did live; absent or null: none (a hard failure, a sample
+   * without it, or a caller that did not read it).
+   */
+  relay?: ProbeRelay | null;
 }
 
 /** A proposed scoring: component weights and pass score (docs/scoring.md). Null: the stored verdicts stand. */
@@ -45,7 +52,10 @@ export function rescore(row: ReplayResult, scoring: ReplayScoring | null): Repla
  * `intervalMs` the line's probe interval (null: the default the machine assumes).
  */
 export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
-  const result = {
+  // The relay evidence as live: a fingerprint answer teaches no length anchor, and the fingerprint,
+  // usage and shape tracks step (their verdicts are the stored ones, already in `passed`).
+  const relay = row.relay ? relayHealthFields(row.relay) : null;
+  const base = {
     id: row.id,
     sampleId: row.sampleId,
     score: row.score,
@@ -54,6 +64,7 @@ export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: n
     startedAt: row.startedAt,
     contentLength: row.contentLength,
   };
+  const result = relay === null ? base : { ...base, ...relay };
   // Once per result: two literals, not a spread.
   return intervalMs === null ? { type: "probe", result, lineScore } : { type: "probe", result, lineScore, intervalMs };
 }

@@ -154,6 +154,49 @@ describe("PolicyReplay", () => {
   });
 });
 
+describe("the stored relay evidence (docs/replay.md#what-a-replay-cannot-know)", () => {
+  /** Line b answers a fingerprint sample every minute, passing: "dolphin" for 30 minutes, then "owl" (2 of 7 characters). */
+  const answers = (relay: boolean): ReplayResult[] => {
+    n = 0;
+    const out: ReplayResult[] = [];
+    for (let m = 0; m < 60; m++) {
+      out.push(result("a", T0 + m * MIN + 1_000, true));
+      const word = m < 30 ? "dolphin" : "owl";
+      const fingerprint = { variant: "v1", answer: word, own: 0, peers: null, threshold: 17.46 };
+      out.push({
+        ...result("b", T0 + m * MIN + 2_000, true, 500, "fp-animal"),
+        contentLength: word.length,
+        ...(relay ? { relay: { variant: "v1", fingerprint, usage: null, billing: null, shape: null } } : {}),
+      });
+    }
+    return out;
+  };
+
+  it("a fingerprint answer teaches no length anchor: a shorter word is not a shorter answer, as live", () => {
+    // Read without its relay record, "owl" after "dolphin" is an answer at 43% of its usual length.
+    expect(run(answers(false)).summary.lines.get("b")?.stateMs.degraded ?? 0).toBeGreaterThan(0);
+    const b = run(answers(true)).summary.lines.get("b");
+    expect(b?.stateMs.degraded ?? 0).toBe(0);
+    expect(b?.cooldowns).toEqual([]);
+  });
+
+  it("the health event carries the fingerprint, usage and shape evidence the machine steps", () => {
+    const fingerprint = { variant: "v1", answer: "owl", own: 1.4, peers: 1.4, threshold: 17.46 };
+    const usage = { variant: "v1", input: 20, output: 1, chars: 3 };
+    const row: ReplayResult = {
+      ...result("b", T0, false, 500, "fp-animal"),
+      relay: { variant: "v1", fingerprint, usage, usageFailure: "inflated usage: …", billing: null, shape: "chatcmpl-{an29} a,b" },
+    };
+    const e = probeEventOf(row, 40);
+    expect(e.type === "probe" && e.result).toMatchObject({
+      fingerprint,
+      usage,
+      usageFailure: "inflated usage: …",
+      shape: "chatcmpl-{an29} a,b",
+    });
+  });
+});
+
 describe("parseReplayPolicy", () => {
   it.each([
     [{ failCountt: 1 }, "policy.failCountt"],
