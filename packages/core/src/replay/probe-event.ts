@@ -1,7 +1,8 @@
 // The seam between a stored probe result and the health machine: when the health event grows a
 // field, only this file changes (the rest of the replay never looks inside a HealthEvent).
+
+import type { FingerprintStep } from "../fingerprint/track";
 import type { HealthEvent } from "../health/index";
-import { type ProbeRelay, relayHealthFields } from "../relay/probe-relay";
 import { FAILED_CHECK_SCORE } from "../scoring/checks";
 import { type ScoreWeights, scoreFromComponents } from "../scoring/weights";
 import type { ScoreComponents } from "../types";
@@ -22,11 +23,11 @@ export interface ReplayResult {
   failedCheck: boolean;
   contentLength: number;
   /**
-   * What a relay can fake as the probe saw it (`probe_results.relay`): the fingerprint, usage and shape
-   * evidence the health machine steps as it did live; absent or null: none (a hard failure, a sample
-   * without it, or a caller that did not read it).
+   * The fingerprint evidence the probe stored (`probe_results.relay.fingerprint`), which the health
+   * machine steps as it did live; absent or null: none (not a fingerprint answer, or not read). The
+   * relay record's usage and shape are not read: they step tracks that decide nothing here.
    */
-  relay?: ProbeRelay | null;
+  fingerprint?: FingerprintStep | null;
 }
 
 /** A proposed scoring: component weights and pass score (docs/scoring.md). Null: the stored verdicts stand. */
@@ -52,9 +53,8 @@ export function rescore(row: ReplayResult, scoring: ReplayScoring | null): Repla
  * `intervalMs` the line's probe interval (null: the default the machine assumes).
  */
 export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
-  // The relay evidence as live: a fingerprint answer teaches no length anchor, and the fingerprint,
-  // usage and shape tracks step (their verdicts are the stored ones, already in `passed`).
-  const relay = row.relay ? relayHealthFields(row.relay) : null;
+  // As live: a fingerprint answer teaches no length anchor, and its track steps (its verdict is the
+  // stored one, already in `passed`).
   const base = {
     id: row.id,
     sampleId: row.sampleId,
@@ -64,7 +64,7 @@ export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: n
     startedAt: row.startedAt,
     contentLength: row.contentLength,
   };
-  const result = relay === null ? base : { ...base, ...relay };
+  const result = row.fingerprint ? { ...base, fingerprint: row.fingerprint } : base;
   // Once per result: two literals, not a spread.
   return intervalMs === null ? { type: "probe", result, lineScore } : { type: "probe", result, lineScore, intervalMs };
 }

@@ -155,7 +155,7 @@ describe("PolicyReplay", () => {
 });
 
 describe("the stored relay evidence (docs/replay.md#what-a-replay-cannot-know)", () => {
-  /** Line b answers a fingerprint sample every minute, passing: "dolphin" for 30 minutes, then "owl" (2 of 7 characters). */
+  /** Line b answers a fingerprint sample every minute, passing: "dolphin" for 30 minutes, then "owl" (3 of 7 characters). */
   const answers = (relay: boolean): ReplayResult[] => {
     n = 0;
     const out: ReplayResult[] = [];
@@ -166,7 +166,7 @@ describe("the stored relay evidence (docs/replay.md#what-a-replay-cannot-know)",
       out.push({
         ...result("b", T0 + m * MIN + 2_000, true, 500, "fp-animal"),
         contentLength: word.length,
-        ...(relay ? { relay: { variant: "v1", fingerprint, usage: null, billing: null, shape: null } } : {}),
+        ...(relay ? { fingerprint } : {}),
       });
     }
     return out;
@@ -180,20 +180,12 @@ describe("the stored relay evidence (docs/replay.md#what-a-replay-cannot-know)",
     expect(b?.cooldowns).toEqual([]);
   });
 
-  it("the health event carries the fingerprint, usage and shape evidence the machine steps", () => {
+  it("the health event carries the fingerprint evidence the machine steps; a result without it carries none", () => {
     const fingerprint = { variant: "v1", answer: "owl", own: 1.4, peers: 1.4, threshold: 17.46 };
-    const usage = { variant: "v1", input: 20, output: 1, chars: 3 };
-    const row: ReplayResult = {
-      ...result("b", T0, false, 500, "fp-animal"),
-      relay: { variant: "v1", fingerprint, usage, usageFailure: "inflated usage: …", billing: null, shape: "chatcmpl-{an29} a,b" },
-    };
-    const e = probeEventOf(row, 40);
-    expect(e.type === "probe" && e.result).toMatchObject({
-      fingerprint,
-      usage,
-      usageFailure: "inflated usage: …",
-      shape: "chatcmpl-{an29} a,b",
-    });
+    const e = probeEventOf({ ...result("b", T0, false, 500, "fp-animal"), fingerprint }, 40);
+    expect(e.type === "probe" && e.result.fingerprint).toEqual(fingerprint);
+    const plain = probeEventOf(result("b", T0, false), 40);
+    expect(plain.type === "probe" && "fingerprint" in plain.result).toBe(false);
   });
 });
 
