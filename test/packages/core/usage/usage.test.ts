@@ -123,7 +123,7 @@ const judge = (claimed: { input: number | null; output: number | null }, own: Us
     .check?.verdict ?? null;
 
 // The prompt sizes of the shipped samples as the lab counts them: the fingerprint bank's phrasings
-// 15–38 tokens, the golden samples 28–69 (bench/README.md, what a relay can fake); every size between.
+// 15–38 tokens, the golden samples 28–67 (bench/README.md, what a relay can fake); every size between.
 const SIZES = Array.from({ length: 80 - 15 + 1 }, (_, i) => 15 + i);
 const OFFSETS = [-2, -1, 0, 1, 2];
 
