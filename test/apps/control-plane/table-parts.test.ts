@@ -2,7 +2,7 @@ import type { PublishedLine, PublishedTable } from "@linewatch/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CachedLine, RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
 import { ServedTables } from "../../../apps/control-plane/src/tables/served-tables";
-import { TableWaiters } from "../../../apps/control-plane/src/tables/table-waiters";
+import { goneWith, TableWaiters } from "../../../apps/control-plane/src/tables/table-waiters";
 
 // Two parts of the table publisher alone (issue 23 item 3): the served versions and the long-polls.
 // The publisher's own tests (table-publisher, table-listener, tables) check them together.
@@ -122,7 +122,7 @@ describe("TableWaiters", () => {
     vi.useFakeTimers();
     const waiters = new TableWaiters();
     const abort = new AbortController();
-    const gone = waiters.wait("chat", 60_000, abort.signal);
+    const gone = waiters.wait("chat", 60_000, goneWith(abort.signal));
     const timed = waiters.wait("chat", 5_000);
     expect(waiters.count("chat")).toBe(2);
     abort.abort();
