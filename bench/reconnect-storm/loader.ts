@@ -100,6 +100,14 @@ process.on("message", (message: { type: string } & Partial<Storm>) => {
       setTimeout(() => router(storm, log), Math.max(0, due - now()));
     }
     process.send?.({ type: "armed" });
+  } else if (message.type === "count") {
+    let current = 0;
+    let woken = 0;
+    for (const r of routers) {
+      if (r.current !== null || r.error !== null) current++;
+      if (r.woken !== null || r.error !== null) woken++;
+    }
+    process.send?.({ type: "count", current, woken });
   } else if (message.type === "report") {
     process.send?.({ type: "report", routers });
   } else if (message.type === "close") {

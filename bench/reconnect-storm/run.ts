@@ -16,6 +16,7 @@
 //    --targets LIST       name=checkout,… : the control plane of each checkout (default after=. , this tree);
 //                         e.g. --targets main=/tmp/main-copy,after=. (a copy at main with node_modules linked)
 //    --json FILE          also write the figures as JSON
+//    --cpu-prof DIR       write a CPU profile of each control plane into DIR (node --cpu-prof)
 //
 // PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), in a scratch
 // database per target that the run creates and drops. The control plane is the checkout's real
@@ -44,6 +45,7 @@ const args = benchArgs(import.meta.url, {
   rounds: { type: "string", default: "3" },
   targets: { type: "string", default: "after=." },
   json: { type: "string" },
+  "cpu-prof": { type: "string" },
 });
 const ROUTERS = Math.max(1, Math.min(15_000, Number(args.routers)));
 const SPREAD_MS = Number(args["spread-ms"]);
@@ -80,7 +82,8 @@ interface ControlPlane {
 }
 
 async function startControlPlane(dir: string, databaseUrl: string): Promise<ControlPlane> {
-  const proc = spawn(process.execPath, ["--expose-gc", ...nodeArgsFor(join(dir, "bench/control-plane-scale/serve.ts"))], {
+  const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
+  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...nodeArgsFor(join(dir, "bench/control-plane-scale/serve.ts"))], {
     cwd: dir,
     env: {
       PATH: process.env.PATH ?? "",
@@ -188,6 +191,18 @@ async function startLoader(): Promise<Loader> {
   return { proc, next, send: (m) => proc.send(m) };
 }
 
+/** How many routers are current (or failed) and how many were woken (or failed), over every loader. */
+async function counts(loaders: Loader[]): Promise<{ current: number; woken: number }> {
+  const all = await Promise.all(
+    loaders.map(async (l) => {
+      const answer = l.next("count");
+      l.send({ type: "count" });
+      return (await answer) as { current: number; woken: number };
+    }),
+  );
+  return { current: all.reduce((a, c) => a + c.current, 0), woken: all.reduce((a, c) => a + c.woken, 0) };
+}
+
 async function reports(loaders: Loader[]): Promise<RouterLog[]> {
   const all = await Promise.all(
     loaders.map(async (l) => {
@@ -273,18 +288,13 @@ async function storm(
         await armed;
       }),
     );
-    // Until every router is current and its next poll is held (the server holds one more socket each), or 30 s.
+    // Until every router is current (or 30 s), then a second for their next polls to be held. The
+    // server's memory is read only after (its probe runs a full GC).
     const deadline = startAt + SPREAD_MS + 30_000;
-    let logs: RouterLog[] = [];
-    let holding = idle;
-    for (;;) {
-      await sleep(500);
-      logs = await reports(loaders);
-      holding = await cp.mem();
-      const done = logs.filter((l) => l.current !== null || l.error !== null).length;
-      if ((done === ROUTERS && holding.sockets - idle.sockets >= ROUTERS - logs.filter((l) => l.error).length) || epoch() > deadline) break;
-    }
+    while ((await counts(loaders)).current < ROUTERS && epoch() < deadline) await sleep(200);
+    await sleep(1000);
     const stormCpu = cpuMs(cp.pid) - cpu0;
+    const logs = await reports(loaders);
     const stormEnd = Math.max(...logs.map((l) => l.current ?? 0));
     const toCurrent = logs
       .filter((l) => l.current !== null)
@@ -294,19 +304,15 @@ async function storm(
     for (const l of logs) statuses[String(l.status ?? l.error ?? "none")] = (statuses[String(l.status ?? l.error ?? "none")] ?? 0) + 1;
 
     // Steady fan-out: one publish wakes every held poll.
-    await sleep(1000);
-    holding = await cp.mem();
+    const holding = await cp.mem();
+    await sleep(500);
     const wakeCpu0 = cpuMs(cp.pid);
     const t0 = epoch();
     await api(cp.url, `/v1/lines/${lineId}`, { method: "PATCH", json: { routes: [{ route: "chat", weight: 200 + n }] } });
     const wakeDeadline = t0 + 20_000;
-    let woken: RouterLog[] = [];
-    for (;;) {
-      await sleep(250);
-      woken = await reports(loaders);
-      if (woken.every((l) => l.woken !== null || l.error !== null) || epoch() > wakeDeadline) break;
-    }
+    while ((await counts(loaders)).woken < ROUTERS && epoch() < wakeDeadline) await sleep(100);
     const wakeCpu = cpuMs(cp.pid) - wakeCpu0;
+    const woken = await reports(loaders);
     const wakeEnd = Math.max(...woken.map((l) => l.woken ?? 0));
     const wake = woken
       .filter((l) => l.woken !== null)
