@@ -17,6 +17,7 @@
 //                         e.g. --targets main=/tmp/main-copy,after=. (a copy at main with node_modules linked)
 //    --json FILE          also write the figures as JSON
 //    --cpu-prof DIR       write a CPU profile of each control plane into DIR (node --cpu-prof)
+//    --cp-node-args ARGS  more node options for the control planes (space-separated), e.g. "--max-semi-space-size=32"
 //
 // PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), in a scratch
 // database per target that the run creates and drops. The control plane is the checkout's real
@@ -46,6 +47,7 @@ const args = benchArgs(import.meta.url, {
   targets: { type: "string", default: "after=." },
   json: { type: "string" },
   "cpu-prof": { type: "string" },
+  "cp-node-args": { type: "string", default: "" },
 });
 const ROUTERS = Math.max(1, Math.min(15_000, Number(args.routers)));
 const SPREAD_MS = Number(args["spread-ms"]);
@@ -83,22 +85,27 @@ interface ControlPlane {
 
 async function startControlPlane(dir: string, databaseUrl: string): Promise<ControlPlane> {
   const profile = args["cpu-prof"] ? ["--cpu-prof", "--cpu-prof-dir", resolve(args["cpu-prof"])] : [];
-  const proc = spawn(process.execPath, [...profile, "--expose-gc", ...nodeArgsFor(join(dir, "bench/control-plane-scale/serve.ts"))], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? tmpdir(),
-      HOST: "127.0.0.1",
-      PORT: "0",
-      LOG_LEVEL: "warn",
-      LINEWATCH_SECRET_KEY: SECRET_KEY,
-      LINEWATCH_ADMIN_TOKEN: ADMIN_TOKEN,
-      LINEWATCH_SCHEDULER: "false",
-      LINEWATCH_SHIPPED_SAMPLES: "false",
-      DATABASE_URL: databaseUrl,
+  const extra = (args["cp-node-args"] ?? "").split(" ").filter((a) => a !== "");
+  const proc = spawn(
+    process.execPath,
+    [...profile, ...extra, "--expose-gc", ...nodeArgsFor(join(dir, "bench/control-plane-scale/serve.ts"))],
+    {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? tmpdir(),
+        HOST: "127.0.0.1",
+        PORT: "0",
+        LOG_LEVEL: "warn",
+        LINEWATCH_SECRET_KEY: SECRET_KEY,
+        LINEWATCH_ADMIN_TOKEN: ADMIN_TOKEN,
+        LINEWATCH_SCHEDULER: "false",
+        LINEWATCH_SHIPPED_SAMPLES: "false",
+        DATABASE_URL: databaseUrl,
+      },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
     },
-    stdio: ["ignore", "pipe", "pipe", "ipc"],
-  });
+  );
   children.add(proc);
   const url = await controlPlaneUrl(proc, 120_000);
   const mem = () =>

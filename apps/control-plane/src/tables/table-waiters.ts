@@ -14,7 +14,7 @@ export function goneWith(signal: AbortSignal): ClientGone {
 }
 
 /** Waiters answered per turn when a version wakes them; other requests are served between chunks. */
-export const WAKE_CHUNK = 256;
+export const WAKE_CHUNK = 64;
 
 /** One waiting long-poll. `settle` ends it (once): the timer, the client listener and the entry go. */
 interface Waiter {
