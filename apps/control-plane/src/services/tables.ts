@@ -28,6 +28,8 @@ export interface TableRequest {
 export function namesVersion(header: string | undefined, served: ServedTable): boolean {
   if (!header) return false;
   if (header === served.etag) return true; // what routers send: the ETag they were given
+  // Another single ETag (a router one version behind, thousands at once after a restart): no list to split.
+  if (header.charCodeAt(0) === 0x22 && header.indexOf('"', 1) === header.length - 1) return false;
   const version = String(served.table.version);
   return header.split(",").some((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, "") === version);
 }
