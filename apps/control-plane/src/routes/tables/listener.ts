@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { TableQuery } from "@linewatch/contract";
 import { allowedRoles, bearerToken, type Role, type TokenStore } from "../../auth";
-import type { TableService } from "../../services/tables";
+import { namesVersion, type TableService } from "../../services/tables";
 import type { ClientGone } from "../../tables/publisher";
 
 const PREFIX = "/v1/tables/";
@@ -88,8 +88,11 @@ async function serveTable(
   const first = tables.servedIn(tables.snapshotNow() ?? (await tables.snapshot()), route);
   if (!first) return false;
   const ifNoneMatch = incoming.headers["if-none-match"];
+  // Without a wait, in the same turn: an await per answer measurably cost a table answer. A long-poll
+  // whose ETag is not the served one (every router after a restart) is answered now too.
+  const held = waitSec !== undefined && waitSec > 0 && namesVersion(ifNoneMatch, first.served);
   // A long-poll ends when its client goes, as the Hono route's request signal does.
-  const gone: ClientGone | undefined = waitSec
+  const gone: ClientGone | undefined = held
     ? (onGone) => {
         if (outgoing.destroyed) {
           onGone();
@@ -100,8 +103,7 @@ async function serveTable(
       }
     : undefined;
   const request = { router: role === "router", ifNoneMatch, waitSec, gone };
-  // Without a wait, in the same turn: an await per answer measurably cost a table answer.
-  const answer = waitSec ? await tables.answer(route, first, request) : tables.answerNow(first, request);
+  const answer = held ? await tables.answer(route, first, request) : tables.answerNow(first, request);
   if (outgoing.destroyed) return true;
   if (answer.status === 304) {
     outgoing.writeHead(304, answer.headers);
