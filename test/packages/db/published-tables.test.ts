@@ -108,6 +108,7 @@ describe("writePublishedTables", () => {
     // Other lines or another order: the whole table goes.
     expect(linePatches(v2, { ...v2, lines: [...v2.lines].reverse() })).toBeNull();
     expect(linePatches(v2, { ...v2, lines: v2.lines.slice(1) })).toBeNull();
+    expect(linePatches({ ...v2, lines: [] }, { ...v2, version: 3, lines: [] })).toBeNull(); // nothing to patch: written whole
   });
 
   it("fails the write, rather than patch it, when the stored row is not the version named", async () => {

@@ -114,7 +114,7 @@ type StoredLine = ReturnType<typeof storedLine>;
  * (a shallow merge) turns the stored line into the new one exactly.
  */
 export function linePatches(previous: PublishedTable<PublishedLine>, next: PublishedTable<PublishedLine>): Partial<StoredLine>[] | null {
-  if (previous.lines.length !== next.lines.length) return null;
+  if (previous.lines.length !== next.lines.length || next.lines.length === 0) return null;
   const patches: Partial<StoredLine>[] = [];
   for (let i = 0; i < next.lines.length; i++) {
     const before = storedLine(previous.lines[i] as PublishedLine);
@@ -173,7 +173,7 @@ export async function writePublishedTables(
     pt as (
       update ${publishedTables} p
       set version = t.version, generated_at = t.generated_at, mode = t.mode,
-        lines = (select jsonb_agg(e.line || (t.patches -> (e.n::int - 1)) order by e.n)
+        lines = (select coalesce(jsonb_agg(e.line || (t.patches -> (e.n::int - 1)) order by e.n), '[]'::jsonb)
                  from jsonb_array_elements(p.lines) with ordinality as e(line, n))
       from jsonb_to_recordset(${jsonRowsParam(patched)}::jsonb)
         as t(route_name text, version bigint, previous_version bigint, generated_at timestamptz, mode text, patches jsonb)
