@@ -44,7 +44,7 @@ async function errorMessage(res: Response): Promise<string> {
 }
 
 export class OutcomeReporter {
-  private window = new Map<string, OutcomeReportLine>();
+  private window = new Map<string, OutcomeReportLine & { heldBack: number }>();
   private windowStart: number;
   private seq = 0;
   private readonly backlog: OutcomeReport[] = [];
@@ -62,17 +62,27 @@ export class OutcomeReporter {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  record(lineId: string, r: AttemptReport): void {
+  private lineOf(lineId: string): OutcomeReportLine & { heldBack: number } {
     let line = this.window.get(lineId);
     if (line === undefined) {
-      line = { lineId, counts: emptyCounts(), promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0 };
+      line = { lineId, counts: emptyCounts(), promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0, heldBack: 0 };
       this.window.set(lineId, line);
     }
+    return line;
+  }
+
+  record(lineId: string, r: AttemptReport): void {
+    const line = this.lineOf(lineId);
     line.counts[r.outcome] += 1;
     line.promptTokens += r.promptTokens;
     line.completionTokens += r.completionTokens;
     line.latencyMsSum += Math.round(r.latencyMs);
     if (r.ttfbMs !== null) line.ttfbMsSum += Math.round(r.ttfbMs);
+  }
+
+  /** A first attempt the table gave the line that went to another line because this router had ejected it. */
+  holdBack(lineId: string): void {
+    this.lineOf(lineId).heldBack += 1;
   }
 
   /** Closes the current window into the backlog (nothing if it saw no traffic). */

@@ -47,6 +47,8 @@ export interface ProxyDeps {
   check: { cutMinTokens: number } | null;
   /** Where each attempt's outcome goes (the outcome reporter). */
   recordOutcome(line: TableLine, outcome: AttemptReport): void;
+  /** A first attempt the table gave `line` that went elsewhere because `line` was ejected (the outcome reporter). */
+  recordHeldBack(line: TableLine): void;
 }
 
 export interface ProxyRequest {
@@ -202,6 +204,25 @@ function requestOutcomeOf(e: LocalError): "bad_request" | "no_line" | "unknown_r
   return e.code === "model_not_found" ? "unknown_route" : "no_line";
 }
 
+/**
+ * The first attempt's line: the table's pick, or — when ejection holds that line back and another is
+ * left — a pick among the lines not held back. Picking by the table first and again without the ejected
+ * lines gives each line left the same chance as picking among them at once (w / the weight left), and
+ * names the line the request was held back from: what the router's protection kept from a line still
+ * reaches the control plane (docs/router.md#ejection).
+ */
+function pickFirst(deps: ProxyDeps, route: string, picker: WeightedPicker<TableLine>, affinityKey: string | undefined): TableLine | null {
+  const byTable = picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+  if (byTable === null) return null;
+  const ejected = deps.ejector.ejected(deps.now());
+  if (ejected.length === 0 || !ejected.includes(byTable.id)) return byTable;
+  const other = picker.pick(deps.rng, { affinityKey, exclude: ejected });
+  if (other === null) return byTable; // no other line left: the ejected one still serves
+  deps.metrics.heldBack(route, byTable.name);
+  deps.recordHeldBack(byTable);
+  return other;
+}
+
 /** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
 export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
   const metrics = deps.metrics;
@@ -225,10 +246,7 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   }
   const { route, snap, picker } = resolved;
   const affinityKey = affinityKeyOf(req, body);
-  const ejected = deps.ejector.ejected(deps.now());
-  const first =
-    (ejected.length > 0 ? picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
-    picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+  const first = pickFirst(deps, route, picker, affinityKey);
   if (first === null) {
     metrics.request(route, "none", "no_line");
     const error = { status: 503, code: "no_line_available", message: `Route \`${route}\` has no usable line (mode ${snap.mode}).` };

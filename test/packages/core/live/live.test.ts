@@ -1,9 +1,19 @@
-import { emptyCounts, type LiveWindow, liveVerdict, type OutcomeCounts, summarizeLive } from "@linewatch/core";
+import {
+  DEFAULT_LIVE_VERDICT,
+  emptyCounts,
+  FAILING_FALSE_ALARM_BOUND,
+  failingAnswersFor,
+  type LiveWindow,
+  liveVerdict,
+  type OutcomeCounts,
+  summarizeLive,
+} from "@linewatch/core";
 import { describe, expect, it } from "vitest";
 
 const NOW = 1_800_000_000_000;
-const win = (endAgoMs: number, counts: Partial<OutcomeCounts>, routerId = "r1"): LiveWindow => ({
+const win = (endAgoMs: number, counts: Partial<OutcomeCounts>, routerId = "r1", heldBack = 0): LiveWindow => ({
   routerId,
+  heldBack,
   start: NOW - endAgoMs - 5_000,
   end: NOW - endAgoMs,
   counts: { ...emptyCounts(), ...counts },
@@ -41,7 +51,13 @@ describe("summarizeLive", () => {
 
 describe("liveVerdict", () => {
   const cases: [string, LiveWindow[], boolean, RegExp][] = [
-    ["too few answers say nothing", [win(1_000, { empty: 10 })], false, /fewer than 20/],
+    ["too few answers say nothing", [win(1_000, { ok: 1, empty: 9 })], false, /fewer than 20/],
+    [
+      "four failed answers are too few for the failing rule",
+      [win(1_000, { empty: 4 }, "r1", 30)],
+      false,
+      /fewer than 20.*30 requests held back/,
+    ],
     ["5% empty with enough answers is suspect", [win(1_000, { ok: 95, empty: 5 })], true, /5 empty of 100 answers \(5%\)/],
     ["masked errors count like empties", [win(1_000, { ok: 90, masked_error: 6, cut: 4 })], true, /6 masked_error, 4 cut of 100/],
     ["4% empty is not", [win(1_000, { ok: 96, empty: 4 })], false, /4% failures/],
@@ -64,11 +80,67 @@ describe("liveVerdict", () => {
       /35% failures/,
     ],
     ["without a baseline, a 25% failure rate is a rise over the assumed 5%", [win(1_000, { ok: 75, connect: 25 })], true, /rose to 25%/],
+    [
+      "five failed answers and no ok: failing, naming what ejection held back",
+      [win(1_000, { empty: 3 }, "r1", 25), win(6_000, { empty: 2 }, "r1", 12)],
+      true,
+      /all 5 answers failed \(5 empty\).*; 37 requests held back by ejection; baseline/,
+    ],
+    [
+      "failing counts every kind of failure, and 4xx are the client's",
+      [win(1_000, { http_5xx: 2, timeout: 2, cut: 1, http_4xx: 3 })],
+      true,
+      /all 5 answers failed \(1 cut, 2 http_5xx, 2 timeout\)/,
+    ],
+    ["one ok answer breaks the failing rule", [win(1_000, { ok: 1, empty: 12 })], false, /fewer than 20/],
+    [
+      "not for a line whose own baseline fails more than 5%",
+      [win(1_000, { http_5xx: 8 }), win(600_000, { ok: 900, http_5xx: 100 })],
+      false,
+      /fewer than 20/,
+    ],
+    [
+      "at volume, silent wins over failing (the more telling signal)",
+      [win(1_000, { empty: 30 }, "r1", 200)],
+      true,
+      /30 empty of 30 answers \(100%\) were 2xx failures.*200 requests held back by ejection/,
+    ],
+    [
+      "a line that always fails 30% and now fails all its answers is a rise, not failing",
+      [win(1_000, { http_5xx: 40 }), win(600_000, { ok: 700, http_5xx: 300 })],
+      true,
+      /rose to 100%/,
+    ],
   ];
   it.each(cases)("%s", (_name, windows, suspect, reason) => {
     const v = liveVerdict(summarizeLive(windows, NOW));
-    expect(v.suspect).toBe(suspect);
+    expect(v.suspect, v.reason).toBe(suspect);
     expect(v.reason).toMatch(reason);
     expect(v.reason).toMatch(/router r1/);
+  });
+});
+
+describe("the failing rule's false-alarm bound", () => {
+  it("k is the fewest answers whose all failing is at most 10⁻⁶ likely for a line failing ≤ 5% (the default)", () => {
+    expect(failingAnswersFor(0.05)).toBe(5);
+    expect(0.05 ** 5).toBeLessThanOrEqual(FAILING_FALSE_ALARM_BOUND);
+    expect(0.05 ** 4).toBeGreaterThan(FAILING_FALSE_ALARM_BOUND);
+    expect(DEFAULT_LIVE_VERDICT.failingAnswers).toBe(failingAnswersFor(DEFAULT_LIVE_VERDICT.failingMaxBaseline));
+    expect(failingAnswersFor(0.01)).toBe(3);
+    expect(failingAnswersFor(0.2, 1e-3)).toBe(5);
+  });
+
+  it("sums what several routers held back, and counts it apart from the answers", () => {
+    const s = summarizeLive([win(1_000, { empty: 2 }, "r1", 7), win(2_000, { empty: 1, ok: 1 }, "r2", 5)], NOW);
+    expect(s.recent.heldBack).toBe(12);
+    expect(s.recent.requests).toBe(4);
+    expect(s.recent.failureRate).toBe(0.75);
+  });
+
+  it("several routers' failed answers add up to the rule's k", () => {
+    const two = [win(1_000, { empty: 3 }, "r1", 10), win(2_000, { empty: 2 }, "r2", 10)];
+    const v = liveVerdict(summarizeLive(two, NOW));
+    expect(v.suspect && v.signal).toBe("failing");
+    expect(v.reason).toMatch(/routers r1, r2; 20 requests held back/);
   });
 });
