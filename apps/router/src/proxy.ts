@@ -7,6 +7,7 @@
 import {
   type LineEjector,
   type Logger,
+  pickPastEjected,
   type RetryBudget,
   type Rng,
   type RouterClient,
@@ -204,23 +205,15 @@ function requestOutcomeOf(e: LocalError): "bad_request" | "no_line" | "unknown_r
   return e.code === "model_not_found" ? "unknown_route" : "no_line";
 }
 
-/**
- * The first attempt's line: the table's pick, or — when ejection holds that line back and another is
- * left — a pick among the lines not held back. Picking by the table first and again without the ejected
- * lines gives each line left the same chance as picking among them at once (w / the weight left), and
- * names the line the request was held back from: what the router's protection kept from a line still
- * reaches the control plane (docs/router.md#ejection).
- */
+/** The first attempt's line past ejection; a request held back from a line is counted for it. */
 function pickFirst(deps: ProxyDeps, route: string, picker: WeightedPicker<TableLine>, affinityKey: string | undefined): TableLine | null {
-  const byTable = picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
-  if (byTable === null) return null;
-  const ejected = deps.ejector.ejected(deps.now());
-  if (ejected.length === 0 || !ejected.includes(byTable.id)) return byTable;
-  const other = picker.pick(deps.rng, { affinityKey, exclude: ejected });
-  if (other === null) return byTable; // no other line left: the ejected one still serves
-  deps.metrics.heldBack(route, byTable.name);
-  deps.recordHeldBack(byTable);
-  return other;
+  const pick = pickPastEjected(picker, deps.ejector.ejected(deps.now()), deps.rng, affinityKey);
+  if (pick === null) return null;
+  if (pick.heldBackFrom !== null) {
+    deps.metrics.heldBack(route, pick.heldBackFrom.name);
+    deps.recordHeldBack(pick.heldBackFrom);
+  }
+  return pick.line;
 }
 
 /** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
