@@ -35,7 +35,10 @@ describe("a line whose every live answer fails, behind routers that eject it", (
       expect(((at as number) - T0) / 1000, `seed ${seed}`).toBeLessThanOrEqual(most);
       const first = judgments.find((j) => j.verdict.suspect);
       expect(first?.verdict.suspect && first.verdict.signal).toBe("failing");
-      expect(first?.verdict.reason).toMatch(/all \d+ answers failed \(\d+ empty\).* requests? held back by ejection/);
+      expect(first?.verdict.reason).toMatch(/all \d+ answers failed \(\d+ empty\)/);
+      // One router's 5th failure comes after an ejection, which held requests back; two routers each
+      // push their first 3 failures as they eject the line, so their first verdict may precede any.
+      if (routers === 1) expect(first?.verdict.reason).toMatch(/; \d+ requests? held back by ejection/);
     }
   });
 

@@ -2,6 +2,7 @@
 // picker, ejection, retry budget and held-back count of packages/router-client, add each answer to a
 // report window, and every report is judged the way the control plane judges it (core's summarizeLive
 // and liveVerdict). Answers take no time. What each line answers is a function of chance and time.
+import { EARLY_PUSH_GAP_MS } from "../../apps/router/src/outcome-reporter";
 import {
   DEFAULT_HEALTH_POLICY,
   DEFAULT_LIVE_VERDICT,
@@ -66,6 +67,7 @@ class SimRouter {
   readonly budget = new RetryBudget(DEFAULT_RETRY_BUDGET);
   window = new Map<string, LiveWindow>();
   windowStart: number;
+  lastEarlyPush = Number.NEGATIVE_INFINITY;
   constructor(
     readonly id: string,
     start: number,
@@ -106,8 +108,13 @@ export function simulateLive(opts: LiveSimOptions, onJudgment: (j: LiveJudgment)
   const attempt = (r: SimRouter, line: LiveSimLine, at: number): boolean => {
     const outcome = line.answer(rng, at);
     const failed = outcome !== "ok" && outcome !== "http_4xx";
-    r.ejector.observe(line.id, failed, at);
+    const ejected = r.ejector.observe(line.id, failed, at);
     r.lineWindow(line.id).counts[outcome] += 1;
+    // The router pushes at once when it ejects a line (at most once a second): outcome-reporter.ts.
+    if (ejected && at - r.lastEarlyPush >= EARLY_PUSH_GAP_MS) {
+      r.lastEarlyPush = at;
+      report(r, at);
+    }
     return failed;
   };
 

@@ -43,6 +43,9 @@ async function errorMessage(res: Response): Promise<string> {
   }
 }
 
+/** Early pushes (on ejection) are at least this far apart: a router ejecting many lines at once pushes once. */
+export const EARLY_PUSH_GAP_MS = 1_000;
+
 export class OutcomeReporter {
   private window = new Map<string, OutcomeReportLine & { heldBack: number }>();
   private windowStart: number;
@@ -51,6 +54,7 @@ export class OutcomeReporter {
   private readonly counters = { pushed: 0, dropped: 0, failedPushes: 0 };
   private timer: ReturnType<typeof setInterval> | null = null;
   private pushing: Promise<void> | null = null;
+  private lastEarlyPush = Number.NEGATIVE_INFINITY;
   /** Logged once when pushes start failing and once when they work again. */
   private failing = false;
   /** Set when the control plane refuses this router's token for reports (403): the router is misconfigured. */
@@ -83,6 +87,21 @@ export class OutcomeReporter {
   /** A first attempt the table gave the line that went to another line because this router had ejected it. */
   holdBack(lineId: string): void {
     this.lineOf(lineId).heldBack += 1;
+  }
+
+  /**
+   * Closes the window and pushes it now rather than at the next tick — when the router has just ejected
+   * a line, whose failures the control plane should judge at once (docs/router.md#ejection). At most
+   * once per `EARLY_PUSH_GAP_MS`, and only while pushing on a timer (tests that flush by hand keep
+   * their windows).
+   */
+  pushSoon(): void {
+    if (this.timer === null) return;
+    const now = this.options.now();
+    if (now - this.lastEarlyPush < EARLY_PUSH_GAP_MS) return;
+    this.lastEarlyPush = now;
+    this.flush();
+    void this.push();
   }
 
   /** Closes the current window into the backlog (nothing if it saw no traffic). */

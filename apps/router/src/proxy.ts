@@ -50,6 +50,8 @@ export interface ProxyDeps {
   recordOutcome(line: TableLine, outcome: AttemptReport): void;
   /** A first attempt the table gave `line` that went elsewhere because `line` was ejected (the outcome reporter). */
   recordHeldBack(line: TableLine): void;
+  /** The ejector just took `line` out: the failures that did it should reach the control plane now. */
+  onEjected(line: TableLine): void;
 }
 
 export interface ProxyRequest {
@@ -127,9 +129,10 @@ class LineAttempt implements AttemptOwner {
   onOutcome(o: AttemptReport): void {
     const deps = this.deps;
     const line = this.line;
-    deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
+    const ejected = deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
     deps.metrics.answer(this.route, line.name, o);
     deps.recordOutcome(line, o);
+    if (ejected) deps.onEjected(line);
   }
 }
 

@@ -22,16 +22,18 @@ export class LineEjector {
 
   constructor(private readonly options: LineEjectorOptions = DEFAULT_EJECTOR) {}
 
-  /** One answer of the line: `ok` resets its streak, a failure adds to it. */
-  observe(lineId: string, failed: boolean, now: number): void {
+  /** One answer of the line: `ok` resets its streak, a failure adds to it. True when it ejects the line (again). */
+  observe(lineId: string, failed: boolean, now: number): boolean {
     if (!failed) {
       if (this.streak.delete(lineId)) this.until.delete(lineId);
-      return;
+      return false;
     }
-    if (this.options.failures <= 0) return;
+    if (this.options.failures <= 0) return false;
     const n = (this.streak.get(lineId) ?? 0) + 1;
     this.streak.set(lineId, n);
-    if (n >= this.options.failures) this.until.set(lineId, now + this.options.ejectMs);
+    if (n < this.options.failures) return false;
+    this.until.set(lineId, now + this.options.ejectMs);
+    return true;
   }
 
   /** Lines out right now (empty in the common case: no allocation then). */

@@ -233,9 +233,15 @@ describe("retry budget", () => {
   });
 });
 
+/** Polls `check` for up to 5 s. */
+async function eventuallyTrue(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  return check();
+}
+
 describe("what ejection held back (issue 27)", () => {
   /** A router whose outcome pushes land in `reports` (the table pulls go to the table server). */
-  async function capturingRouter(routes: string[], reports: OutcomeReport[]): Promise<RunningRouter> {
+  async function capturingRouter(routes: string[], reports: OutcomeReport[], reportIntervalMs = 0): Promise<RunningRouter> {
     const capture: typeof fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       if (!url.endsWith("/v1/outcomes")) return fetch(input, init);
@@ -252,7 +258,7 @@ describe("what ejection held back (issue 27)", () => {
       // Every pick by the table is the route's first line: the failing one.
       rng: () => 0,
       processMetrics: false,
-      reportIntervalMs: 0,
+      reportIntervalMs,
       clientOptions: { fetch: capture },
     });
     routers.push(r);
@@ -310,5 +316,17 @@ describe("what ejection held back (issue 27)", () => {
     expect(lab.stats("f").requests - f0).toBe(10);
     expect(sumOf(reports, labLine("f", 1).id)).toEqual({ answers: 10, held: 0 });
     expect(await heldMetric(router, "held-alone", "f")).toBe(0);
+  });
+
+  it("ejecting a line pushes the report at once, not at the next tick: the failures that ejected it reach the control plane now", async () => {
+    tables.publish("held-early", [labLine("f", 5000), labLine("g", 5000)]);
+    const reports: OutcomeReport[] = [];
+    // A tick a minute away: only the early push can deliver within the test.
+    const router = await capturingRouter(["held-early"], reports, 60_000);
+    for (let i = 0; i < 3; i++) await (await post(router, chat("held-early", "Say hello."))).arrayBuffer();
+    const pushed = await eventuallyTrue(() => sumOf(reports, labLine("f", 1).id).answers >= 3);
+    expect(pushed).toBe(true);
+    const f = reports.flatMap((r) => r.lines).find((l) => l.lineId === labLine("f", 1).id);
+    expect(f?.counts.http_5xx).toBe(3);
   });
 });
