@@ -38,6 +38,8 @@ interface Run {
   /** Sum of linewatch_router_held_back_total for the fake line (null: the router has no such metric). */
   heldBack: number | null;
   reason: string;
+  /** s from the first request to the first live_evidence event (the first suspect judgment). */
+  firstSuspectS: number | null;
 }
 
 async function post(cpUrl: string, path: string, body: unknown): Promise<{ id: string }> {
@@ -59,8 +61,16 @@ async function runOnce(rate: number, routerCount: number, run: number): Promise<
   const routers: Awaited<ReturnType<typeof startRouter>>[] = [];
   try {
     await post(cp.url, "/v1/routes", { name: "chat" });
-    const bad = await post(cp.url, "/v1/lines", { name: "bad", baseUrl: lab.baseUrl("bad"), routes: [{ route: "chat", weight: 1 }] });
-    await post(cp.url, "/v1/lines", { name: "good", baseUrl: lab.baseUrl("good"), routes: [{ route: "chat", weight: 1 }] });
+    const line = (name: string) => ({
+      name,
+      tier: "paid",
+      protocol: "openai-chat",
+      model: "lab-model",
+      baseUrl: lab.baseUrl(name),
+      routes: [{ route: "chat", weight: 1 }],
+    });
+    const bad = await post(cp.url, "/v1/lines", line("bad"));
+    await post(cp.url, "/v1/lines", line("good"));
     for (let i = 0; i < routerCount; i++) {
       routers.push(
         await startRouter({
@@ -124,7 +134,10 @@ async function runOnce(rate: number, routerCount: number, run: number): Promise<
       events: { reason: string; data: { to: string } }[];
     };
     const reason = events.events.find((e) => e.data.to === "cooldown")?.reason ?? "";
-    return { toZeroMs, sent, badAnswers, heldBack, reason };
+    const live = (await (await fetch(`${cp.url}/v1/events?kind=live_evidence&line=${bad.id}`)).json()) as { events: { at: string }[] };
+    const first = live.events.at(-1);
+    const firstSuspectS = first === undefined ? null : (Date.parse(first.at) - started) / 1000;
+    return { toZeroMs, sent, badAnswers, heldBack, reason, firstSuspectS };
   } finally {
     for (const r of routers) await r.close();
     await cp.stop();
@@ -143,14 +156,17 @@ async function main(): Promise<void> {
       for (let run = 0; run < RUNS; run++) {
         const r = await runOnce(rate, routers, run);
         const t = r.toZeroMs === null ? `> ${MAX_MS / 1000}` : (r.toZeroMs / 1000).toFixed(1);
-        const row = `| ${rate} | ${routers} | ${t} | ${r.sent} | ${r.heldBack ?? "–"} | ${r.badAnswers} | ${r.reason.slice(0, 160)} |`;
+        const suspect = r.firstSuspectS === null ? "–" : r.firstSuspectS.toFixed(1);
+        const row = `| ${rate} | ${routers} | ${t} | ${suspect} | ${r.sent} | ${r.heldBack ?? "–"} | ${r.badAnswers} | ${r.reason.slice(0, 150)} |`;
         process.stderr.write(`${row}\n`);
         rows.push(row);
       }
     }
   }
-  console.log("| req/s | routers | s to weight 0 | requests sent | held back (router metric) | bad answers to clients | cooldown reason |");
-  console.log("|---|---|---|---|---|---|---|");
+  console.log(
+    "| req/s | routers | s to weight 0 | s to first suspect | requests sent | held back (router metric) | bad answers to clients | cooldown reason |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|");
   for (const r of rows) console.log(r);
 }
 
