@@ -84,6 +84,18 @@ describe("a healthy line's ordinary errors never make it suspect", () => {
   );
 });
 
+describe("a healthy line at low volume: the rise rule's chance failures", () => {
+  it("5% random 5xx at 1 req/s over 3 lines (~40 answers per window), a whole day: no suspect judgment", () => {
+    // Seed 2 is a day on which 9 failures of 44 (20.5% over a 4.5% baseline) made the rise rule alone
+    // suspect the line 10 times and take it to cooldown 3 times, before the rise needed a tail ≤ 10⁻⁶.
+    let suspect = 0;
+    simulateLive({ lines: healthyLines(0.05), ratePerSec: 1, routers: 1, start: T0, end: T0 + 24 * HOUR, seed: 2, judge: ["a"] }, (j) => {
+      if (j.verdict.suspect) suspect += 1;
+    });
+    expect(suspect).toBe(0);
+  }, 30_000);
+});
+
 describe("the failing rule's bound holds through ejection", () => {
   it("a line failing p of its answers independently is judged failing in at most p^k of the judgments", () => {
     fc.assert(

@@ -16,8 +16,13 @@ export interface LiveVerdictPolicy {
   minBaselineRequests: number;
   /** The failure rate must be at least `riseFactor` × the baseline rate… */
   riseFactor: number;
-  /** …and at least this much above it (absolute share). */
+  /** …and at least this much above it (absolute share)… */
   riseMargin: number;
+  /**
+   * …and that many failures must be at most this likely for a line failing at the baseline rate
+   * (a Chernoff bound on the binomial tail): 20 answers with 5% failing reach 20% by chance too often.
+   */
+  riseBound: number;
   /** Assumed baseline of a line without enough history. */
   floorRate: number;
   /**
@@ -36,6 +41,7 @@ export const DEFAULT_LIVE_VERDICT: LiveVerdictPolicy = {
   minBaselineRequests: 100,
   riseFactor: 3,
   riseMargin: 0.15,
+  riseBound: 1e-6,
   floorRate: 0.05,
   failingAnswers: 5,
   failingMaxBaseline: 0.05,
@@ -51,6 +57,19 @@ export const FAILING_FALSE_ALARM_BOUND = 1e-6;
 export function failingAnswersFor(rate: number, bound: number = FAILING_FALSE_ALARM_BOUND): number {
   if (rate <= 0) return 1;
   return Math.max(1, Math.ceil(Math.log(bound) / Math.log(rate) - 1e-9));
+}
+
+/**
+ * An upper bound on P(X ≥ k) for X ~ Binomial(n, p): exp(−n·KL(k/n ‖ p)) when k/n > p (Chernoff–Hoeffding),
+ * else 1. Never below the exact tail, so a rule that asks for ≤ ε keeps its false alarms ≤ ε.
+ */
+export function binomialTailBound(k: number, n: number, p: number): number {
+  if (n <= 0 || k <= n * p) return 1;
+  if (p <= 0) return 0;
+  if (p >= 1) return 1;
+  const q = k / n;
+  const kl = q * Math.log(q / p) + (q < 1 ? (1 - q) * Math.log((1 - q) / (1 - p)) : 0);
+  return Math.exp(-n * kl);
 }
 
 export type LiveSignal = "silent" | "rise" | "failing";
@@ -75,11 +94,16 @@ function heldText(s: LiveStats): string {
   return s.heldBack === 0 ? "" : `; ${s.heldBack} request${s.heldBack === 1 ? "" : "s"} held back by ejection`;
 }
 
+function failuresOf(s: LiveStats): number {
+  let n = 0;
+  for (const o of FAILURE_OUTCOMES) n += s.counts[o];
+  return n;
+}
+
 /** Every answer failed (no `ok`; 4xx are the client's) and there are enough of them: see `failingAnswers`. */
 function allFailed(recent: LiveStats, base: number, policy: LiveVerdictPolicy): number | null {
   if (recent.counts.ok > 0 || base > policy.failingMaxBaseline) return null;
-  let failed = 0;
-  for (const o of FAILURE_OUTCOMES) failed += recent.counts[o];
+  const failed = failuresOf(recent);
   return failed >= policy.failingAnswers ? failed : null;
 }
 
@@ -106,7 +130,12 @@ export function liveVerdict(summary: LiveSummary, policy: LiveVerdictPolicy = DE
       reason: `live traffic: ${countsText(recent, ["empty", "masked_error", "cut"])} of ${recent.requests} answers (${pct(recent.silentRate)}) were 2xx failures ${span}${held}; ${baseText}`,
     };
   }
-  if (recent.failureRate >= base * policy.riseFactor && recent.failureRate >= base + policy.riseMargin) {
+  const failures = failuresOf(recent);
+  if (
+    recent.failureRate >= base * policy.riseFactor &&
+    recent.failureRate >= base + policy.riseMargin &&
+    binomialTailBound(failures, recent.requests, base) <= policy.riseBound
+  ) {
     return {
       suspect: true,
       signal: "rise",

@@ -1,4 +1,5 @@
 import {
+  binomialTailBound,
   DEFAULT_LIVE_VERDICT,
   emptyCounts,
   FAILING_FALSE_ALARM_BOUND,
@@ -81,6 +82,18 @@ describe("liveVerdict", () => {
     ],
     ["without a baseline, a 25% failure rate is a rise over the assumed 5%", [win(1_000, { ok: 75, connect: 25 })], true, /rose to 25%/],
     [
+      "9 failures of 44 over a 4.5% baseline is chance at low volume (tail > 10⁻⁶), not a rise",
+      [win(1_000, { ok: 35, http_5xx: 9 }), win(600_000, { ok: 1220, http_5xx: 57 })],
+      false,
+      /20.5% failures of 44/,
+    ],
+    [
+      "the same 20% over 200 answers is a rise",
+      [win(1_000, { ok: 160, http_5xx: 40 }), win(600_000, { ok: 1220, http_5xx: 57 })],
+      true,
+      /rose to 20%/,
+    ],
+    [
       "five failed answers and no ok: failing, naming what ejection held back",
       [win(1_000, { empty: 3 }, "r1", 25), win(6_000, { empty: 2 }, "r1", 12)],
       true,
@@ -142,5 +155,33 @@ describe("the failing rule's false-alarm bound", () => {
     const v = liveVerdict(summarizeLive(two, NOW));
     expect(v.suspect && v.signal).toBe("failing");
     expect(v.reason).toMatch(/routers r1, r2; 20 requests held back/);
+  });
+});
+
+describe("binomialTailBound", () => {
+  const exactTail = (k: number, n: number, p: number) => {
+    let pmf = (1 - p) ** n;
+    let tail = k === 0 ? pmf : 0;
+    for (let i = 1; i <= n; i++) {
+      pmf *= ((n - i + 1) / i) * (p / (1 - p));
+      if (i >= k) tail += pmf;
+    }
+    return tail;
+  };
+  it.each([
+    [9, 44, 0.045],
+    [12, 40, 0.05],
+    [5, 20, 0.05],
+    [30, 100, 0.01],
+    [20, 20, 0.05],
+  ])("P(X ≥ %i | n %i, p %d) is at most the bound", (k, n, p) => {
+    const exact = exactTail(k, n, p);
+    const bound = binomialTailBound(k, n, p);
+    expect(bound).toBeGreaterThanOrEqual(exact);
+    expect(bound).toBeLessThan(1);
+  });
+  it("is 1 at or below the mean, 0 when the baseline never fails", () => {
+    expect(binomialTailBound(2, 40, 0.05)).toBe(1);
+    expect(binomialTailBound(3, 40, 0)).toBe(0);
   });
 });
