@@ -27,7 +27,7 @@ export interface RouterAppDeps {
   budget: RetryBudget;
   ejector: LineEjector;
   /** Live outcomes go here (outcome-reporter.ts); `roleProblem` keeps the router not ready. */
-  reporter: Pick<OutcomeReporter, "record" | "roleProblem">;
+  reporter: Pick<OutcomeReporter, "record" | "holdBack" | "pushSoon" | "roleProblem">;
 }
 
 class BodyTooLarge extends Error {}
@@ -72,6 +72,8 @@ function proxyDepsOf(deps: RouterAppDeps): ProxyDeps {
       ejector: deps.ejector,
       check: deps.config.inBandCheck ? { cutMinTokens: deps.config.cutMinTokens } : null,
       recordOutcome: (line, outcome) => deps.reporter.record(line.id, outcome),
+      recordHeldBack: (line) => deps.reporter.holdBack(line.id),
+      onEjected: () => deps.reporter.pushSoon(),
     };
     proxyDepsCache.set(deps, p);
   }

@@ -10,6 +10,8 @@ export interface LineSeries {
   requests: Map<string, number>;
   attempts: Map<string, number>;
   interrupted: number;
+  /** First attempts the table gave the line that went elsewhere because the router had ejected it. */
+  heldBack: number;
   /** Live outcomes of attempts (the in-band check). */
   answers: Map<string, number>;
   promptTokens: number;
@@ -41,6 +43,7 @@ export class RouterSeries {
         requests: new Map(),
         attempts: new Map(),
         interrupted: 0,
+        heldBack: 0,
         answers: new Map(),
         promptTokens: 0,
         completionTokens: 0,
@@ -94,5 +97,9 @@ export class RouterSeries {
 
   interrupted(route: string, line: string): void {
     this.line(route, line).interrupted += 1;
+  }
+
+  heldBack(route: string, line: string): void {
+    this.line(route, line).heldBack += 1;
   }
 }

@@ -38,6 +38,8 @@ export interface RouterMetrics {
   answer(route: string, line: string, report: AttemptReport): void;
   /** A response whose body broke after its status went out (upstream died or client left). */
   interrupted(route: string, line: string): void;
+  /** A first attempt the table gave `line` that went elsewhere because the router had ejected it. */
+  heldBack(route: string, line: string): void;
 }
 
 export function outcomeOfStatus(status: number): "ok" | "client_error" | "rate_limited" | "upstream_error" {
@@ -59,5 +61,6 @@ export function createMetrics(registry: Registry, sources: MetricsSources): Rout
     budgetExhausted: (route) => series.budgetExhausted(route),
     answer: (route, line, report) => series.answer(route, line, report),
     interrupted: (route, line) => series.interrupted(route, line),
+    heldBack: (route, line) => series.heldBack(route, line),
   };
 }

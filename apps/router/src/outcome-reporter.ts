@@ -43,14 +43,18 @@ async function errorMessage(res: Response): Promise<string> {
   }
 }
 
+/** Early pushes (on ejection) are at least this far apart: a router ejecting many lines at once pushes once. */
+export const EARLY_PUSH_GAP_MS = 1_000;
+
 export class OutcomeReporter {
-  private window = new Map<string, OutcomeReportLine>();
+  private window = new Map<string, OutcomeReportLine & { heldBack: number }>();
   private windowStart: number;
   private seq = 0;
   private readonly backlog: OutcomeReport[] = [];
   private readonly counters = { pushed: 0, dropped: 0, failedPushes: 0 };
   private timer: ReturnType<typeof setInterval> | null = null;
   private pushing: Promise<void> | null = null;
+  private lastEarlyPush = Number.NEGATIVE_INFINITY;
   /** Logged once when pushes start failing and once when they work again. */
   private failing = false;
   /** Set when the control plane refuses this router's token for reports (403): the router is misconfigured. */
@@ -62,17 +66,42 @@ export class OutcomeReporter {
     this.fetch = options.fetch ?? globalThis.fetch;
   }
 
-  record(lineId: string, r: AttemptReport): void {
+  private lineOf(lineId: string): OutcomeReportLine & { heldBack: number } {
     let line = this.window.get(lineId);
     if (line === undefined) {
-      line = { lineId, counts: emptyCounts(), promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0 };
+      line = { lineId, counts: emptyCounts(), promptTokens: 0, completionTokens: 0, latencyMsSum: 0, ttfbMsSum: 0, heldBack: 0 };
       this.window.set(lineId, line);
     }
+    return line;
+  }
+
+  record(lineId: string, r: AttemptReport): void {
+    const line = this.lineOf(lineId);
     line.counts[r.outcome] += 1;
     line.promptTokens += r.promptTokens;
     line.completionTokens += r.completionTokens;
     line.latencyMsSum += Math.round(r.latencyMs);
     if (r.ttfbMs !== null) line.ttfbMsSum += Math.round(r.ttfbMs);
+  }
+
+  /** A first attempt the table gave the line that went to another line because this router had ejected it. */
+  holdBack(lineId: string): void {
+    this.lineOf(lineId).heldBack += 1;
+  }
+
+  /**
+   * Closes the window and pushes it now rather than at the next tick — when the router has just ejected
+   * a line, whose failures the control plane should judge at once (docs/router.md#ejection). At most
+   * once per `EARLY_PUSH_GAP_MS`, and only while pushing on a timer (tests that flush by hand keep
+   * their windows).
+   */
+  pushSoon(): void {
+    if (this.timer === null) return;
+    const now = this.options.now();
+    if (now - this.lastEarlyPush < EARLY_PUSH_GAP_MS) return;
+    this.lastEarlyPush = now;
+    this.flush();
+    void this.push();
   }
 
   /** Closes the current window into the backlog (nothing if it saw no traffic). */

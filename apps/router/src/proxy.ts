@@ -7,6 +7,7 @@
 import {
   type LineEjector,
   type Logger,
+  pickPastEjected,
   type RetryBudget,
   type Rng,
   type RouterClient,
@@ -47,6 +48,10 @@ export interface ProxyDeps {
   check: { cutMinTokens: number } | null;
   /** Where each attempt's outcome goes (the outcome reporter). */
   recordOutcome(line: TableLine, outcome: AttemptReport): void;
+  /** A first attempt the table gave `line` that went elsewhere because `line` was ejected (the outcome reporter). */
+  recordHeldBack(line: TableLine): void;
+  /** The ejector just took `line` out: the failures that did it should reach the control plane now. */
+  onEjected(line: TableLine): void;
 }
 
 export interface ProxyRequest {
@@ -124,9 +129,10 @@ class LineAttempt implements AttemptOwner {
   onOutcome(o: AttemptReport): void {
     const deps = this.deps;
     const line = this.line;
-    deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
+    const ejected = deps.ejector.observe(line.id, o.outcome !== "ok" && o.outcome !== "http_4xx", deps.now());
     deps.metrics.answer(this.route, line.name, o);
     deps.recordOutcome(line, o);
+    if (ejected) deps.onEjected(line);
   }
 }
 
@@ -202,6 +208,17 @@ function requestOutcomeOf(e: LocalError): "bad_request" | "no_line" | "unknown_r
   return e.code === "model_not_found" ? "unknown_route" : "no_line";
 }
 
+/** The first attempt's line past ejection; a request held back from a line is counted for it. */
+function pickFirst(deps: ProxyDeps, route: string, picker: WeightedPicker<TableLine>, affinityKey: string | undefined): TableLine | null {
+  const pick = pickPastEjected(picker, deps.ejector.ejected(deps.now()), deps.rng, affinityKey);
+  if (pick === null) return null;
+  if (pick.heldBackFrom !== null) {
+    deps.metrics.heldBack(route, pick.heldBackFrom.name);
+    deps.recordHeldBack(pick.heldBackFrom);
+  }
+  return pick.line;
+}
+
 /** Answers one proxied request on `req.sink`; resolves once the status has been decided. */
 export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<void> {
   const metrics = deps.metrics;
@@ -225,10 +242,7 @@ export async function proxyRequest(deps: ProxyDeps, req: ProxyRequest): Promise<
   }
   const { route, snap, picker } = resolved;
   const affinityKey = affinityKeyOf(req, body);
-  const ejected = deps.ejector.ejected(deps.now());
-  const first =
-    (ejected.length > 0 ? picker.pick(deps.rng, { affinityKey, exclude: ejected }) : null) ??
-    picker.pick(deps.rng, affinityKey === undefined ? undefined : { affinityKey });
+  const first = pickFirst(deps, route, picker, affinityKey);
   if (first === null) {
     metrics.request(route, "none", "no_line");
     const error = { status: 503, code: "no_line_available", message: `Route \`${route}\` has no usable line (mode ${snap.mode}).` };

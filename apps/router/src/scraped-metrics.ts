@@ -82,6 +82,18 @@ const METRICS: readonly ScrapedMetric[] = [
     },
   },
   {
+    name: "linewatch_router_held_back_total",
+    help: "First attempts the table gave a line that went to another line because the router had ejected it (docs/router.md#ejection), by route and line.",
+    type: "counter",
+    values: (series) => {
+      const out: Value[] = [];
+      series.each((route, line, s) => {
+        if (s.heldBack > 0) out.push({ labels: { route, line }, value: s.heldBack });
+      });
+      return out;
+    },
+  },
+  {
     name: "linewatch_router_live_answers_total",
     help: "Upstream answers by the in-band check's outcome (ok, empty, masked_error, cut, http_4xx, http_5xx, rate_limited, timeout, connect), by route and line.",
     type: "counter",

@@ -52,6 +52,9 @@ const LiveStatsSchema = z.object({
   successRate: z.number().nullable().openapi({ description: "Effective success rate: share that were ok" }),
   promptTokens: z.number().int(),
   completionTokens: z.number().int(),
+  heldBack: z.number().int().openapi({
+    description: "Requests routers sent to other lines because they had ejected this one (docs/router.md#ejection); not in `requests`",
+  }),
   routers: z.array(z.string()),
 });
 

@@ -34,6 +34,10 @@ export const OutcomeReportSchema = z
           completionTokens: total,
           latencyMsSum: total,
           ttfbMsSum: total,
+          heldBack: count.optional().openapi({
+            description:
+              "First attempts the table gave this line that the router sent to another line because it had ejected this one (docs/router.md#ejection); not answers. Absent: 0",
+          }),
         }),
       )
       .max(MAX_REPORT_LINES),

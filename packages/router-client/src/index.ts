@@ -22,7 +22,7 @@ export {
   type RouteStatus,
   type TableSource,
 } from "./client";
-export { DEFAULT_EJECTOR, LineEjector, type LineEjectorOptions } from "./line-ejector";
+export { DEFAULT_EJECTOR, type FirstPick, LineEjector, type LineEjectorOptions, pickPastEjected } from "./line-ejector";
 export { jsonLineLogger, type Logger, silentLogger } from "./logger";
 export { type ParseResult, parseTable } from "./parse-table";
 export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from "./retry-budget";

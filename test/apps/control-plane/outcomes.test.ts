@@ -18,7 +18,7 @@ const evidence: LiveEvidence[] = [];
 const zero = { ok: 0, empty: 0, masked_error: 0, cut: 0, http_4xx: 0, http_5xx: 0, rate_limited: 0, timeout: 0, connect: 0 };
 let windowSeq = 0;
 
-function report(lines: { lineId: string; counts: Partial<typeof zero> }[], extra: Record<string, unknown> = {}) {
+function report(lines: { lineId: string; counts: Partial<typeof zero>; heldBack?: number }[], extra: Record<string, unknown> = {}) {
   const end = Date.now();
   return {
     routerId: "r-1",
@@ -32,6 +32,7 @@ function report(lines: { lineId: string; counts: Partial<typeof zero> }[], extra
       completionTokens: 500,
       latencyMsSum: 1234,
       ttfbMsSum: 321,
+      ...(l.heldBack === undefined ? {} : { heldBack: l.heldBack }),
     })),
     ...extra,
   };
@@ -177,6 +178,29 @@ describe("POST /v1/outcomes: storing and judging", () => {
     expect(health.live.recent).toMatchObject({ requests: 42, routers: ["r-1"] });
     expect(health.live.recent.counts.http_4xx).toBe(2);
     expect(health.live.suspect).toBe(false);
+  });
+
+  it("what routers held back from a line by ejection is stored, summed over routers, shown and counted, apart from the answers", async () => {
+    const negative = await push(report([{ lineId: ids.other, counts: { ok: 1 }, heldBack: -1 }]));
+    expect(negative.status).toBe(400);
+    expect(await negative.text()).toContain("lines.0.heldBack");
+    // A window with nothing but held-back requests (the line was ejected throughout) is taken too.
+    expect(await (await push(report([{ lineId: ids.other, counts: {}, heldBack: 7 }], { routerId: "r-2" }))).json()).toEqual({
+      stored: 1,
+      duplicate: false,
+    });
+    await push(report([{ lineId: ids.other, counts: { ok: 3 }, heldBack: 5 }], { routerId: "r-3" }));
+    await cp.engine.live.settled();
+    const health = (await (await cp.request(`/v1/lines/${ids.other}/health`, { token: tokens.viewer })).json()) as {
+      live: { recent: { requests: number; heldBack: number; routers: string[] }; suspect: boolean; reason: string };
+    };
+    expect(health.live.recent.heldBack).toBe(12);
+    expect(health.live.recent.requests).toBe(45);
+    expect(health.live.recent.routers).toEqual(["r-1", "r-2", "r-3"]);
+    expect(health.live.suspect).toBe(false);
+    expect(health.live.reason).toContain("12 requests held back by ejection");
+    const metrics = await (await cp.request("/metrics")).text();
+    expect(metrics).toMatch(/linewatch_live_held_back_total\{line="other"\} 12\n/);
   });
 
   it("a healthy line's 1% of live 5xx is not suspect: no probe, no event", async () => {

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Lab, startLab } from "@linewatch/lab";
 import { RETRY_HEADER, type RunningRouter, startRouter } from "@linewatch/router";
-import { silentLogger, type TableLine } from "@linewatch/router-client";
+import { type OutcomeReport, silentLogger, type TableLine } from "@linewatch/router-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { line, startTableServer, type TableServer } from "../../packages/router-client/table-server";
 
@@ -230,5 +230,103 @@ describe("retry budget", () => {
     // The failing line was tried (and found out), yet no client saw it.
     expect(lab.stats("f").requests - f0).toBeGreaterThan(0);
     expect(lab.stats("g").requests - g0).toBe(CLIENT);
+  });
+});
+
+/** Polls `check` for up to 5 s. */
+async function eventuallyTrue(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 50));
+  return check();
+}
+
+describe("what ejection held back (issue 27)", () => {
+  /** A router whose outcome pushes land in `reports` (the table pulls go to the table server). */
+  async function capturingRouter(routes: string[], reports: OutcomeReport[], reportIntervalMs = 0): Promise<RunningRouter> {
+    const capture: typeof fetch = async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.endsWith("/v1/outcomes")) return fetch(input, init);
+      reports.push(JSON.parse(String(init?.body)) as OutcomeReport);
+      return Response.json({ stored: 0, duplicate: false });
+    };
+    const r = await startRouter({
+      controlPlaneUrl: tables.url,
+      token: "rt",
+      routes,
+      port: 0,
+      cacheFile: null,
+      logger: silentLogger,
+      // Every pick by the table is the route's first line: the failing one.
+      rng: () => 0,
+      processMetrics: false,
+      reportIntervalMs,
+      clientOptions: { fetch: capture },
+    });
+    routers.push(r);
+    return r;
+  }
+  const heldMetric = async (router: RunningRouter, route: string, lineName: string) => {
+    const text = await (await fetch(`${router.url}/metrics`)).text();
+    const m = new RegExp(`linewatch_router_held_back_total\\{route="${route}",line="${lineName}"\\} (\\d+)`).exec(text);
+    return m ? Number(m[1]) : 0;
+  };
+  const sumOf = (reports: OutcomeReport[], lineId: string) => {
+    let answers = 0;
+    let held = 0;
+    for (const l of reports.flatMap((r) => r.lines).filter((l) => l.lineId === lineId)) {
+      answers += Object.values(l.counts).reduce((a, b) => a + b, 0);
+      held += l.heldBack ?? 0;
+    }
+    return { answers, held };
+  };
+
+  it("first attempts the table gave an ejected line go to another line, and are counted and reported for the ejected one", async () => {
+    tables.publish("held", [labLine("f", 5000), labLine("g", 5000)]);
+    const reports: OutcomeReport[] = [];
+    const router = await capturingRouter(["held"], reports);
+    const [f0, g0] = [lab.stats("f").requests, lab.stats("g").requests];
+    const CLIENT = 40;
+    for (let i = 0; i < CLIENT; i++) {
+      const res = await post(router, chat("held", "Say hello."));
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+    }
+    router.reporter.flush();
+    await router.reporter.push();
+    const f = sumOf(reports, labLine("f", 1).id);
+    // The table gave every request to f: each was either answered by f (the failures that ejected
+    // it, and one after each ejection ends) or held back from it.
+    expect(f.answers).toBe(lab.stats("f").requests - f0);
+    expect(f.answers).toBeGreaterThanOrEqual(3);
+    expect(f.answers + f.held).toBe(CLIENT);
+    expect(f.held).toBeGreaterThan(0);
+    expect(await heldMetric(router, "held", "f")).toBe(f.held);
+    // g answered every request: the retries of f's failures and what was held back from f.
+    expect(lab.stats("g").requests - g0).toBe(CLIENT);
+    expect(sumOf(reports, labLine("g", 1).id).held).toBe(0);
+  });
+
+  it("with no other line left the ejected line still serves, and nothing is counted as held back", async () => {
+    tables.publish("held-alone", [labLine("f", 10000)]);
+    const reports: OutcomeReport[] = [];
+    const router = await capturingRouter(["held-alone"], reports);
+    const f0 = lab.stats("f").requests;
+    for (let i = 0; i < 10; i++) await (await post(router, chat("held-alone", "Say hello."))).arrayBuffer();
+    router.reporter.flush();
+    await router.reporter.push();
+    expect(lab.stats("f").requests - f0).toBe(10);
+    expect(sumOf(reports, labLine("f", 1).id)).toEqual({ answers: 10, held: 0 });
+    expect(await heldMetric(router, "held-alone", "f")).toBe(0);
+  });
+
+  it("ejecting a line pushes the report at once, not at the next tick: the failures that ejected it reach the control plane now", async () => {
+    tables.publish("held-early", [labLine("f", 5000), labLine("g", 5000)]);
+    const reports: OutcomeReport[] = [];
+    // A tick a minute away: only the early push can deliver within the test.
+    const router = await capturingRouter(["held-early"], reports, 60_000);
+    for (let i = 0; i < 3; i++) await (await post(router, chat("held-early", "Say hello."))).arrayBuffer();
+    const pushed = await eventuallyTrue(() => sumOf(reports, labLine("f", 1).id).answers >= 3);
+    expect(pushed).toBe(true);
+    const f = reports.flatMap((r) => r.lines).find((l) => l.lineId === labLine("f", 1).id);
+    expect(f?.counts.http_5xx).toBe(3);
   });
 });

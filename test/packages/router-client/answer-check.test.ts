@@ -1,4 +1,4 @@
-import { checkJsonAnswer, LineEjector, RetryBudget, StreamCheck } from "@linewatch/router-client";
+import { checkJsonAnswer, createWeightedPicker, LineEjector, pickPastEjected, RetryBudget, StreamCheck } from "@linewatch/router-client";
 import { describe, expect, it } from "vitest";
 
 const opts = { kind: "chat" as const, cutMinTokens: 16, maxTokens: null };
@@ -134,5 +134,60 @@ describe("LineEjector", () => {
     expect(e.ejected(5_005)).toEqual(["a"]);
     e.observe("a", false, 5_006);
     expect(e.ejected(5_007)).toEqual([]);
+  });
+});
+
+describe("pickPastEjected", () => {
+  const picker = createWeightedPicker([
+    { id: "a", weight: 5000 },
+    { id: "b", weight: 3000 },
+    { id: "c", weight: 2000 },
+  ]);
+  const fixed = (...xs: number[]) => {
+    let i = 0;
+    return () => xs[i++ % xs.length] as number;
+  };
+  const cases: [string, string[], number[], string, string | null][] = [
+    ["nothing ejected: the table's pick", [], [0.1], "a", null],
+    ["the table's pick is not ejected: kept", ["b"], [0.1], "a", null],
+    ["the table's pick is ejected: another line, held back from it", ["a"], [0.1, 0.1], "b", "a"],
+    ["the second pick is by weight among the lines left", ["a"], [0.1, 0.9], "c", "a"],
+    ["every line ejected: the table's pick still serves, nothing held back", ["a", "b", "c"], [0.6], "b", null],
+  ];
+  it.each(cases)("%s", (_name, ejected, rolls, line, held) => {
+    const pick = pickPastEjected(picker, ejected, fixed(...rolls), undefined);
+    expect(pick?.line.id).toBe(line);
+    expect(pick?.heldBackFrom?.id ?? null).toBe(held);
+  });
+
+  it("gives each line left its weight's share of what is left (w / the weight not ejected), as picking among them would", () => {
+    let seed = 7;
+    const rng = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const n = 20_000;
+    const got = new Map<string, number>();
+    let held = 0;
+    for (let i = 0; i < n; i++) {
+      const p = pickPastEjected(picker, ["a"], rng, undefined);
+      got.set(p?.line.id ?? "", (got.get(p?.line.id ?? "") ?? 0) + 1);
+      if (p?.heldBackFrom) held += 1;
+    }
+    expect(got.get("a")).toBeUndefined();
+    expect((got.get("b") ?? 0) / n).toBeCloseTo(0.6, 1);
+    expect((got.get("c") ?? 0) / n).toBeCloseTo(0.4, 1);
+    // Half the requests were the table's for `a`: held back from it.
+    expect(held / n).toBeCloseTo(0.5, 1);
+  });
+
+  it("with an affinity key, a session of an ejected line moves to the next line of its key and is counted for the ejected one", () => {
+    const key = "session-1";
+    const own = pickPastEjected(picker, [], Math.random, key);
+    expect(own?.heldBackFrom).toBeNull();
+    const moved = pickPastEjected(picker, [own?.line.id ?? ""], Math.random, key);
+    expect(moved?.heldBackFrom?.id).toBe(own?.line.id);
+    expect(moved?.line.id).not.toBe(own?.line.id);
+    expect(pickPastEjected(picker, [own?.line.id ?? ""], Math.random, key)?.line.id).toBe(moved?.line.id);
   });
 });

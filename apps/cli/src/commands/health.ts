@@ -58,13 +58,15 @@ export function probeTable(results: ProbeResult[], now = Date.now()): string {
 /** Live traffic next to the probes (docs/live-evidence.md): what the routers saw over the recent window. */
 export function liveSummary(live: LineHealth["live"]): string {
   const r = live.recent;
-  if (r.requests === 0) return "no live answers reported in the recent window";
+  // Held back by a router's ejection (docs/router.md#ejection): requests the line was due but did not get.
+  const held = r.heldBack > 0 ? `, ${r.heldBack} held back by ejection` : "";
+  if (r.requests === 0) return `no live answers reported in the recent window${held}`;
   const counts = Object.entries(r.counts)
     .filter(([, n]) => n > 0)
     .map(([o, n]) => `${n} ${o}`)
     .join(", ");
   const success = r.successRate === null ? "-" : `${fixed(r.successRate * 100, 1)}%`;
-  return `${r.requests} answers (${counts}), ${success} ok, failures ${fixed(r.failureRate * 100, 1)}% (baseline ${fixed(live.baseline.failureRate * 100, 1)}% of ${live.baseline.requests}), ${r.routers.length} router${r.routers.length === 1 ? "" : "s"}${live.suspect ? " — SUSPECT" : ""}`;
+  return `${r.requests} answers (${counts}), ${success} ok, failures ${fixed(r.failureRate * 100, 1)}% (baseline ${fixed(live.baseline.failureRate * 100, 1)}% of ${live.baseline.requests}), ${r.routers.length} router${r.routers.length === 1 ? "" : "s"}${held}${live.suspect ? " — SUSPECT" : ""}`;
 }
 
 const share = (x: number) => `${Math.round(x * 100)}%`;

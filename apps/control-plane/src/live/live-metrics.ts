@@ -16,6 +16,12 @@ export function createLiveMetrics(registry: Registry) {
     labelNames: ["line", "direction"] as const,
     registers: [registry],
   });
+  const heldBack = new Counter({
+    name: "linewatch_live_held_back_total",
+    help: "Requests routers reported held back from a line by ejection: sent to another line (docs/router.md#ejection).",
+    labelNames: ["line"] as const,
+    registers: [registry],
+  });
   const success = new Gauge({
     name: "linewatch_live_success_rate",
     help: "Share of a line's live answers over the recent window that were ok (effective success rate).",
@@ -33,6 +39,7 @@ export function createLiveMetrics(registry: Registry) {
       for (const o of LIVE_OUTCOMES) if (report.counts[o] > 0) requests.inc({ line, outcome: o }, report.counts[o]);
       if (report.promptTokens > 0) tokens.inc({ line, direction: "prompt" }, report.promptTokens);
       if (report.completionTokens > 0) tokens.inc({ line, direction: "completion" }, report.completionTokens);
+      if ((report.heldBack ?? 0) > 0) heldBack.inc({ line }, report.heldBack);
     },
     observeSummary(line: string, summary: LiveSummary): void {
       if (summary.recent.successRate === null) return;

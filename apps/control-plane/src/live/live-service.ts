@@ -60,6 +60,7 @@ export class LiveService {
       completionTokens: l.completionTokens,
       latencyMsSum: l.latencyMsSum,
       ttfbMsSum: l.ttfbMsSum,
+      heldBack: l.heldBack ?? 0,
     }));
     const stored = await insertLineOutcomes(this.deps.database.db, rows);
     if (stored.length > 0) {
@@ -137,6 +138,7 @@ export class LiveService {
           requests: r.requests,
           window: { from: new Date(r.from).toISOString(), to: new Date(r.to - 1).toISOString() },
           routers: r.routers,
+          heldBack: r.heldBack,
           failureRate: r.failureRate,
           silentRate: r.silentRate,
           baseline: { requests: summary.baseline.requests, failureRate: summary.baseline.failureRate },

@@ -39,6 +39,12 @@ export interface OutcomeReportLine {
   /** Sums over the answers with a status (divide by their count for a mean). */
   latencyMsSum: number;
   ttfbMsSum: number;
+  /**
+   * First attempts the table gave the line that the router sent elsewhere because it had ejected the
+   * line (docs/router.md#ejection): not answers, but what the router's own protection kept from it.
+   * Absent from a router that predates it: 0.
+   */
+  heldBack?: number;
 }
 
 /** What a router pushes every few seconds; `(routerId, windowId)` makes a push idempotent. */

@@ -12,6 +12,8 @@ export interface LiveWindow {
   counts: OutcomeCounts;
   promptTokens: number;
   completionTokens: number;
+  /** First attempts the router sent elsewhere because it had ejected the line (not answers). */
+  heldBack: number;
 }
 
 export interface LiveStats {
@@ -28,6 +30,8 @@ export interface LiveStats {
   successRate: number | null;
   promptTokens: number;
   completionTokens: number;
+  /** Requests the routers held back from the line by ejection (docs/router.md#ejection); not in `requests`. */
+  heldBack: number;
   /** Routers that reported, sorted. */
   routers: string[];
 }
@@ -59,11 +63,13 @@ export function statsOf(windows: readonly LiveWindow[], from: number, to: number
   const routers = new Set<string>();
   let promptTokens = 0;
   let completionTokens = 0;
+  let heldBack = 0;
   for (const w of windows) {
     if (w.end < from || w.end >= to) continue;
     addCounts(counts, w.counts);
     promptTokens += w.promptTokens;
     completionTokens += w.completionTokens;
+    heldBack += w.heldBack;
     routers.add(w.routerId);
   }
   const requests = totalOf(counts);
@@ -77,6 +83,7 @@ export function statsOf(windows: readonly LiveWindow[], from: number, to: number
     successRate: requests === 0 ? null : counts.ok / requests,
     promptTokens,
     completionTokens,
+    heldBack,
     routers: [...routers].sort(),
   };
 }

@@ -23,6 +23,7 @@ const windowColumns = {
   counts: lineOutcomes.counts,
   promptTokens: lineOutcomes.promptTokens,
   completionTokens: lineOutcomes.completionTokens,
+  heldBack: lineOutcomes.heldBack,
 };
 
 /** A line's windows that ended at or after `since`, oldest first. */
@@ -64,6 +65,7 @@ function toWindow(r: {
   counts: OutcomeCounts;
   promptTokens: number;
   completionTokens: number;
+  heldBack: number;
 }): LiveWindow {
   return {
     routerId: r.routerId,
@@ -72,6 +74,7 @@ function toWindow(r: {
     counts: r.counts,
     promptTokens: Number(r.promptTokens),
     completionTokens: Number(r.completionTokens),
+    heldBack: r.heldBack,
   };
 }
 

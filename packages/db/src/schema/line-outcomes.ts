@@ -24,6 +24,8 @@ export const lineOutcomes = pgTable(
     completionTokens: bigint("completion_tokens", { mode: "number" }).notNull(),
     latencyMsSum: bigint("latency_ms_sum", { mode: "number" }).notNull(),
     ttfbMsSum: bigint("ttfb_ms_sum", { mode: "number" }).notNull(),
+    /** First attempts the router sent elsewhere because it had ejected the line (docs/router.md#ejection). */
+    heldBack: integer("held_back").notNull().default(0),
   },
   (t) => [
     uniqueIndex("line_outcomes_window_uq").on(t.routerId, t.windowId, t.lineId),

@@ -1,0 +1,1 @@
+ALTER TABLE "line_outcomes" ADD COLUMN "held_back" integer DEFAULT 0 NOT NULL;
