@@ -1,4 +1,4 @@
-import { anchoredLength, jitterOffsetMs, probeIntervalMs } from "@linewatch/core";
+import { anchoredLength, phaseAt, probeIntervalMs, slotAfter } from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -30,14 +30,17 @@ export interface ProberHooks {
 }
 
 /**
- * When a claimed probe's (line, sample) is due next. Regular slots keep their cadence: a confirming
- * probe stands in front of a regular slot and hands it back (regularAt), so samples never bunch up.
- * Never in the past.
+ * When a claimed probe's (line, sample) is due next: the next slot of its phase at the interval it
+ * probes at now (core's slots.ts), so samples keep their places in the interval through fast probing
+ * and after it. A confirming probe stands in front of a regular slot and hands it back (regularAt).
+ * Never in the past: a probe sent over an interval late takes its next slot after now.
  */
-function nextDueAt(row: ClaimedProbe, intervalMs: number, now: number, rng: () => number): number {
+export function nextDueAt(row: Pick<ClaimedProbe, "trigger" | "nextAt" | "phase" | "regularAt">, intervalMs: number, now: number): number {
   const step = Math.min(intervalMs, MAX_SCHEDULE_MS);
-  const next = row.trigger === "confirm" ? (row.regularAt ?? now + step) : row.nextAt.getTime() + step;
-  return next <= now ? now + jitterOffsetMs(rng, Math.min(intervalMs, 5_000)) : next;
+  const phase = row.phase ?? phaseAt(row.regularAt ?? row.nextAt.getTime(), step);
+  if (row.trigger === "confirm" && row.regularAt !== null && row.regularAt > now) return row.regularAt;
+  const next = slotAfter(row.trigger === "confirm" ? now : row.nextAt.getTime(), phase, step);
+  return next > now ? next : slotAfter(now, phase, step);
 }
 
 /**
@@ -200,7 +203,7 @@ export class Prober {
     const relay = this.relay.of(snapshot, line, sample, samples, this.deps.clock.now());
     const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths, relay });
     const interval = probeIntervalMs(line, samples.length, { fast: row.fast });
-    const next = nextDueAt(row, interval, this.deps.clock.now(), this.rng);
+    const next = nextDueAt(row, interval, this.deps.clock.now());
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.results.store(line, sample, { input, completion });
   }
