@@ -75,7 +75,7 @@ export class Prober {
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config" | "dnsLookup">,
     private readonly registry: RegistryCache,
     hooks: ProberHooks,
-    private readonly rng: () => number = Math.random,
+    rng: () => number = Math.random,
   ) {
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
     this.heartbeats = new ReplicaHeartbeat(deps, this.replica);

@@ -21,7 +21,7 @@ function cadence(phase: number, from: number, until: number, interval: number): 
 
 describe("slots", () => {
   it("a line's samples spread evenly from its start; slots sit at their phase of every interval", () => {
-    samplePhases(0.9, 4).forEach((p, k) => expect(p).toBeCloseTo([0.9, 0.15, 0.4, 0.65][k] as number, 12));
+    for (const [k, p] of samplePhases(0.9, 4).entries()) expect(p).toBeCloseTo([0.9, 0.15, 0.4, 0.65][k] as number, 12);
     expect(slotOffsetMs(0.25, I)).toBe(10_000);
     expect(slotAtOrAfter(T0, 0.25, I) - T0).toBe(10_000);
     expect(slotAtOrAfter(T0 + 10_000, 0.25, I) - T0).toBe(10_000);
