@@ -16,6 +16,7 @@ import { LengthAnchors } from "./length-anchors";
 import { LineSamples } from "./line-samples";
 import { type ProberStats, ProbeSender } from "./probe-sender";
 import { RelayTracks } from "./relay-tracks";
+import { type ProcessPlace, runsHere, takeOverGoneReplicas, thisProcess } from "./restart-claims";
 import { ResultStore } from "./result-store";
 import { isProbed, MAX_SCHEDULE_MS, ScheduleReconciler } from "./schedule-reconciler";
 
@@ -70,6 +71,8 @@ export class Prober {
   private readonly claims: DueClaims;
   private readonly sender: ProbeSender;
   private readonly results: ResultStore;
+  private readonly place: ProcessPlace = thisProcess();
+  private readonly leaveHere: () => void;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config" | "dnsLookup">,
@@ -78,7 +81,8 @@ export class Prober {
     rng: () => number = Math.random,
   ) {
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
-    this.heartbeats = new ReplicaHeartbeat(deps, this.replica);
+    this.heartbeats = new ReplicaHeartbeat(deps, this.replica, this.place);
+    this.leaveHere = runsHere(this.replica);
     this.reconciler = new ScheduleReconciler(deps, registry, this.samples, this.baselines, rng);
     this.claims = new DueClaims(deps, registry, this.replica, {
       prepare: (claimed) => this.prepare(claimed),
@@ -106,6 +110,11 @@ export class Prober {
   /** Tell the other replicas this one is alive and release the claims of those that stopped beating (ReplicaHeartbeat). */
   heartbeat(): Promise<number> {
     return this.heartbeats.beat();
+  }
+
+  /** At start: release the claims of replicas on this host whose process is gone (restart-claims.ts). */
+  takeOverGone(): Promise<number> {
+    return takeOverGoneReplicas(this.deps, { ...this.place, id: this.replica });
   }
 
   /** Ids of the lines the last reconcile could not schedule. */
@@ -163,6 +172,7 @@ export class Prober {
   async close(): Promise<void> {
     await this.claims.close();
     await this.sender.close();
+    this.leaveHere();
   }
 
   /** A claimed batch is about to go out: baselines another replica moved are read (one query), anchors kept. */

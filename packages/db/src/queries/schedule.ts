@@ -250,11 +250,18 @@ export async function releaseClaimsOf(db: Db, replica: string): Promise<number> 
  * (probes, and webhook deliveries) is due again now rather than when its lease ends. Replicas not heard from for a day are forgotten.
  * One statement; returns how many claims were released.
  */
-export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date, staleBefore: Date | null): Promise<number> {
+export async function heartbeatAndReleaseDead(
+  db: Db,
+  replica: string,
+  now: Date,
+  staleBefore: Date | null,
+  where: { host: string; pid: number } | null = null,
+): Promise<number> {
   const result = await db.execute(sql`
     with beat as (
-      insert into ${replicas} (id, heartbeat_at) values (${replica}, ${now.toISOString()}::timestamptz)
-      on conflict (id) do update set heartbeat_at = excluded.heartbeat_at
+      insert into ${replicas} (id, heartbeat_at, host, pid)
+      values (${replica}, ${now.toISOString()}::timestamptz, ${where?.host ?? null}, ${where?.pid ?? null}::int)
+      on conflict (id) do update set heartbeat_at = excluded.heartbeat_at, host = excluded.host, pid = excluded.pid
       returning id),
     forgotten as (
       delete from ${replicas} where heartbeat_at < ${new Date(now.getTime() - 86_400_000).toISOString()}::timestamptz and id <> ${replica}
@@ -273,6 +280,32 @@ export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date
       returning 1)
     select ((select count(*) from released) + (select count(*) from released_deliveries))::int as released,
       (select count(*) from beat)::int as beat, (select count(*) from forgotten)::int as forgotten`);
+  return executeRows<{ released: number }>(result)[0]?.released ?? 0;
+}
+
+/** The replicas that said they run on `host`, with their pids: whose process may be gone (restart-claims.ts). */
+export async function replicasOnHost(db: Db, host: string): Promise<{ id: string; pid: number | null; heartbeatAt: Date }[]> {
+  return db.select({ id: replicas.id, pid: replicas.pid, heartbeatAt: replicas.heartbeatAt }).from(replicas).where(eq(replicas.host, host));
+}
+
+/**
+ * Take over what replicas whose process is gone held: their probe and webhook claims are released
+ * and they are forgotten, in one statement. Returns how many claims were released.
+ */
+export async function releaseReplicas(db: Db, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const param = jsonRowsParam(ids.map((id) => ({ id })));
+  const result = await db.execute(sql`
+    with dead as (select id from jsonb_to_recordset(${param}::jsonb) as v(id text)),
+    released as (
+      update ${probeSchedule} set claimed_by = null, claimed_until = null
+      where claimed_by in (select id from dead) returning 1),
+    released_deliveries as (
+      update ${webhookDeliveries} set claimed_by = null, claimed_until = null
+      where status = 'pending' and claimed_by in (select id from dead) returning 1),
+    forgotten as (delete from ${replicas} where id in (select id from dead) returning 1)
+    select ((select count(*) from released) + (select count(*) from released_deliveries))::int as released,
+      (select count(*) from forgotten)::int as forgotten`);
   return executeRows<{ released: number }>(result)[0]?.released ?? 0;
 }
 
