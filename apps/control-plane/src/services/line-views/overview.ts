@@ -47,7 +47,7 @@ const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 const LATE_SLACK_MS = 60_000;
 
 /** Worst first: what an operator must look at is at the top of every per-line panel. */
-const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, probation: 2, healthy: 3, drained: 4, disabled: 5 };
+const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, unprobed: 2, probation: 3, healthy: 4, drained: 5, disabled: 6 };
 
 export interface LineView {
   id: string;
