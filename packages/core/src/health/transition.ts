@@ -189,7 +189,11 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
     setService(
       d,
       { state: "probation", stage: 0, stageSince: now, stagePasses: 0, newLine: { passed: [] } },
-      { reason: "first_probe", detail: `first probe result: on probation until each of its ${sampleIds.length} sample(s) has passed`, probeIds: [r.id] },
+      {
+        reason: "first_probe",
+        detail: `first probe result: on probation until each of its ${sampleIds.length} sample(s) has passed`,
+        probeIds: [r.id],
+      },
     );
   d.h.lineScore = lineScore;
   trackTrend(d, r, lineScore);
