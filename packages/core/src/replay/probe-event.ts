@@ -44,7 +44,12 @@ export function rescore(row: ReplayResult, scoring: ReplayScoring | null): Repla
  * The health event a stored result is to the state machine; `lineScore` as the live path computes it,
  * `intervalMs` the line's probe interval (null: the default the machine assumes).
  */
-export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
+export function probeEventOf(
+  row: ReplayResult,
+  lineScore: number,
+  intervalMs: number | null = null,
+  sampleIds?: readonly string[],
+): HealthEvent {
   const result = {
     id: row.id,
     sampleId: row.sampleId,
@@ -54,6 +59,10 @@ export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: n
     startedAt: row.startedAt,
     contentLength: row.contentLength,
   };
-  // Once per result: two literals, not a spread.
+  // Once per result: literals, not spreads.
+  if (sampleIds !== undefined)
+    return intervalMs === null
+      ? { type: "probe", result, lineScore, sampleIds }
+      : { type: "probe", result, lineScore, intervalMs, sampleIds };
   return intervalMs === null ? { type: "probe", result, lineScore } : { type: "probe", result, lineScore, intervalMs };
 }
