@@ -198,10 +198,11 @@ export async function completeClaims(db: Db, replica: string, items: ClaimComple
 
 /**
  * Core's `fast_probe_until` effect, applied: the line probes at the fast interval until `until`, and
- * each regular probe not yet claimed comes forward to its own next slot at the fast interval (at
- * or after `now`: k · fastMs + its phase's offset, core's slotAtOrAfter), never later than it was.
- * Each sample keeps its place in the interval, so samples due within the saving are not pulled onto
- * one slot. A row without a phase keeps where its next_at sits within the fast interval.
+ * each regular probe not yet claimed moves to its own next slot at the fast interval (at or after
+ * `now`: k · fastMs + its phase's offset, core's slotAtOrAfter), at most one fast interval away. Each
+ * sample keeps its place in the interval, so samples due within the saving are not pulled onto one
+ * slot, and none keeps a regular slot another's fast slot may share. A row without a phase keeps
+ * where its next_at sits within the fast interval.
  */
 export async function setFastProbing(db: Db, lineId: string, until: Date, now: Date, fastMs: number): Promise<void> {
   const f = Math.max(1, Math.round(fastMs));
@@ -213,7 +214,7 @@ export async function setFastProbing(db: Db, lineId: string, until: Date, now: D
   const slot = sql`(timestamptz 'epoch' + ((${offset}) + ceil((${nowMs}::numeric - (${offset})) / ${fms}) * ${fms}) * interval '1 millisecond')`;
   await db.execute(sql`
     update ${probeSchedule} set fast_until = ${until.toISOString()}::timestamptz,
-      next_at = case when trigger = 'schedule' and claimed_by is null then least(next_at, ${slot}) else next_at end
+      next_at = case when trigger = 'schedule' and claimed_by is null then ${slot} else next_at end
     where line_id = ${lineId}`);
 }
 
