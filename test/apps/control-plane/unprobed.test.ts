@@ -65,6 +65,8 @@ describe("unprobed lines", () => {
     // Each protocol's table is its own: the Anthropic line alone carries its clients, unprobed.
     const table = (await (await cp.request("/v1/tables/chat")).json()) as { lines: { name: string; state: string; weight: number }[] };
     expect(table.lines.find((l) => l.name === "unjudged")).toMatchObject({ state: "unprobed", weight: 10_000 });
+    // Leaving unprobed is a new version even when no weight moves (judged is its protocol's only line).
+    expect(table.lines.find((l) => l.name === "judged")).toMatchObject({ state: "healthy", weight: 10_000 });
   });
 
   it("the metrics, the CLI and the dashboard show it", async () => {
