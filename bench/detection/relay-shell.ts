@@ -11,7 +11,7 @@
 // check, and the honest lines' fingerprint and usage failures. Manual probes send no confirming
 // re-probe (the scheduler would, 5 s after a first failure): detection through the scheduler is
 // at most this. Asserts nothing.
-//   npx tsx bench/detection/relay-shell.ts [--seeds 5] [--warm 100] [--rounds 160]
+//   npx tsx bench/detection/relay-shell.ts [--seeds 5] [--warm 100] [--rounds 160] [--only free-usage,…]
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import type { LineHealth } from "@linewatch/contract";
@@ -29,6 +29,7 @@ const args = benchArgs(import.meta.url, {
   seeds: { type: "string", default: "5" },
   warm: { type: "string", default: "100" },
   rounds: { type: "string", default: "160" },
+  only: { type: "string", default: "" },
 });
 const SEEDS = Number(args.seeds);
 const WARM = Number(args.warm);
@@ -36,14 +37,18 @@ const ROUNDS = Number(args.rounds);
 const INTERVAL_S = 45;
 
 const HONEST = ["paid-a", "paid-b", "paid-c"];
-const FAULTS = {
+const ALL_FAULTS = {
   "free-full": { mode: "substitute", share: 1, differOn: 0.3 },
   "free-part": { mode: "substitute", share: 0.25, differOn: 0.3 },
   "free-fixed": { mode: "recognise-probes", by: "fixed-prompt", differOn: 0.3 },
   "free-header": { mode: "recognise-probes", by: "header", header: "x-probe", differOn: 0.3 },
   "free-usage": { mode: "inflate-usage", factor: 1.2 },
 } as const;
-type Faulted = keyof typeof FAULTS;
+type Faulted = keyof typeof ALL_FAULTS;
+/** The faulted lines this run has (`--only`: a comma-separated list; default all). */
+const FAULTS: Partial<typeof ALL_FAULTS> = Object.fromEntries(
+  Object.entries(ALL_FAULTS).filter(([name]) => args.only === "" || args.only.split(",").includes(name)),
+);
 
 interface SeedResult {
   caughtAt: Partial<Record<Faulted, number>>;
@@ -128,7 +133,9 @@ async function runSeed(seed: number): Promise<SeedResult> {
     lab.setMode(name, m, params as never);
   }
   let usageProbes = 0;
-  for (let r = 1; r <= ROUNDS && Object.keys(out.caughtAt).length < Object.keys(FAULTS).length - 1; r++) {
+  const substituted = Object.keys(FAULTS).filter((name) => name !== "free-usage").length;
+  const done = () => Object.keys(out.caughtAt).length >= substituted && (!("free-usage" in FAULTS) || out.usageFirstFail !== null);
+  for (let r = 1; r <= ROUNDS && !done(); r++) {
     await honestRound();
     for (const name of Object.keys(FAULTS) as Faulted[]) {
       if (name !== "free-usage" && out.caughtAt[name] !== undefined) continue;

@@ -50,6 +50,10 @@ interface TokenCache {
 /** Tokens, cached briefly so the table endpoint does not hit the database per request. */
 export class TokenStore {
   private cache: TokenCache | null = null;
+  /** The read under way, shared by every caller meanwhile. */
+  private loading: Promise<TokenCache> | null = null;
+  /** Moves on each invalidate, so a read that began before it is not cached. */
+  private generation = 0;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "config">,
@@ -63,6 +67,8 @@ export class TokenStore {
 
   invalidate(): void {
     this.cache = null;
+    this.loading = null;
+    this.generation++;
   }
 
   /**
@@ -85,28 +91,44 @@ export class TokenStore {
     this.invalidate();
   }
 
-  private async load(): Promise<TokenCache> {
+  /**
+   * The cached tokens, read again when older than the TTL. One read at a time: when the cache expires
+   * (or a replica restarts) under thousands of table polls, they all wait on the same query instead
+   * of each sending its own (docs/tables.md#serving).
+   */
+  private load(): Promise<TokenCache> | TokenCache {
     const now = this.deps.clock.now();
-    if (!this.cache || now - this.cache.at > this.ttlMs) {
-      let rows: TokenRow[];
-      try {
-        rows = await listTokens(this.deps.database.db);
-      } catch (error) {
-        // Database down: the tokens known a moment ago still hold (none can be created or revoked
-        // meanwhile), so routers keep their tables; ask again in a second.
-        if (!this.cache) throw error;
-        this.cache.at = now - this.ttlMs + 1_000;
-        return this.cache;
-      }
-      const active = rows.filter((r) => !r.revokedAt);
-      this.cache = {
-        at: now,
-        closed: rows.length > 0,
-        active,
-        byHash: new Map(active.map((row) => [row.hash.toLowerCase(), { row, hash: Buffer.from(row.hash, "hex") }])),
-      };
+    if (this.cache && now - this.cache.at <= this.ttlMs) return this.cache;
+    if (!this.loading) {
+      const generation = this.generation;
+      this.loading = this.read(now, generation).finally(() => {
+        if (this.generation === generation) this.loading = null;
+      });
     }
-    return this.cache;
+    return this.loading;
+  }
+
+  private async read(now: number, generation: number): Promise<TokenCache> {
+    let rows: TokenRow[];
+    try {
+      rows = await listTokens(this.deps.database.db);
+    } catch (error) {
+      // Database down: the tokens known a moment ago still hold (none can be created or revoked
+      // meanwhile), so routers keep their tables; ask again in a second.
+      if (!this.cache) throw error;
+      this.cache.at = now - this.ttlMs + 1_000;
+      return this.cache;
+    }
+    const active = rows.filter((r) => !r.revokedAt);
+    const cache: TokenCache = {
+      at: now,
+      closed: rows.length > 0,
+      active,
+      byHash: new Map(active.map((row) => [row.hash.toLowerCase(), { row, hash: Buffer.from(row.hash, "hex") }])),
+    };
+    // A change made while this read was on its way (invalidate) is not in it: the next call reads again.
+    if (this.generation === generation) this.cache = cache;
+    return cache;
   }
 
   /** Open (demo) mode: no token has ever been created. */
@@ -124,8 +146,28 @@ export class TokenStore {
    * which says nothing about a token (that would take inverting sha256 on 24 random bytes).
    */
   async authenticate(token: string): Promise<TokenRow | null> {
+    const cache = this.load();
+    return this.match(cache instanceof Promise ? await cache : cache, token);
+  }
+
+  /**
+   * The token's row when the cache is fresh, in the same turn (the table listener's accept path);
+   * `undefined` when the cache must be read first (then call authenticate).
+   */
+  authenticateNow(token: string): TokenRow | null | undefined {
+    const cache = this.load();
+    return cache instanceof Promise ? undefined : this.match(cache, token);
+  }
+
+  /** Whether no token was ever created, when the cache is fresh; `undefined` when it must be read first. */
+  isOpenNow(): boolean | undefined {
+    const cache = this.load();
+    return cache instanceof Promise ? undefined : !cache.closed;
+  }
+
+  private match(cache: TokenCache, token: string): TokenRow | null {
     const candidate = hashToken(token);
-    const found = (await this.load()).byHash.get(candidate.toString("hex"));
+    const found = cache.byHash.get(candidate.toString("hex"));
     return found && timingSafeEqual(found.hash, candidate) ? found.row : null;
   }
 }

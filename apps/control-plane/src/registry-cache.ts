@@ -165,6 +165,13 @@ export class RegistryCache {
       .catch((error: unknown) => this.deps.logger.warn("cannot tell the other replicas about a registry change", errorSummary(error)));
   }
 
+  /** The snapshot get() would answer at once without a check (current and fresh); undefined otherwise. */
+  now(): RegistrySnapshot | undefined {
+    const snapshot = this.snapshot;
+    if (snapshot && this.snapshotGeneration === this.generation && this.deps.clock.now() - this.checkedAt < this.ttlMs) return snapshot;
+    return undefined;
+  }
+
   async get(): Promise<RegistrySnapshot> {
     const now = this.deps.clock.now();
     const snapshot = this.snapshot;

@@ -41,7 +41,9 @@ export async function serveControlPlane(deps: AppDeps, opts: { rng?: () => numbe
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
-    server.listen(deps.config.port, deps.config.host);
+    // Routers reconnect all at once after a restart: a longer accept queue than Node's 511 keeps their
+    // connections from being dropped and retried a second later (the kernel caps it at somaxconn).
+    server.listen({ port: deps.config.port, host: deps.config.host, backlog: 4096 });
   });
   const { port } = server.address() as AddressInfo;
   const host = deps.config.host.includes(":") ? `[${deps.config.host}]` : deps.config.host;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LineHealth } from "@linewatch/contract";
-import { mulberry32 } from "@linewatch/core";
+import { mulberry32, type ReplayReport } from "@linewatch/core";
 import { FINGERPRINT_BANK, type Lab, startLab } from "@linewatch/lab";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
@@ -212,6 +212,33 @@ describe("a substituted line, an inflating one and honest ones (one phrasing per
         name,
       ).toBe(true);
       expect(await eventsOf(w, name, "fingerprint"), name).toEqual([]);
+    }
+  }, 60_000);
+
+  it("a replay of the substitution takes the line out of the table as it went live, from the stored relay evidence (docs/replay.md)", async () => {
+    for (let i = 0; i < 30 && (await health(w, "free-sub")).weightFactor > 0; i++) await round(w, ["paid-a", "paid-b", "free-sub"]);
+    expect((await health(w, "free-sub")).weightFactor).toBe(0);
+    const res = await w.cp.request("/v1/replay", { method: "POST", json: { since: "1h", timeline: "free-sub" } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    const report = (await res.json()) as ReplayReport;
+    const line = (name: string) => report.lines.find((l) => l.name === name);
+    const sub = line("free-sub");
+    expect(sub?.actual.cooldowns.length).toBeGreaterThan(0);
+    expect(sub?.proposed.cooldowns.length).toBe(sub?.actual.cooldowns.length);
+    // At the same moment as live, the moved fingerprints named in the cause (the replay stepped the stored fingerprint evidence).
+    const at = (x: { at: string } | undefined) => Date.parse(x?.at ?? "");
+    expect(Math.abs(at(sub?.proposed.cooldowns[0]) - at(sub?.actual.cooldowns[0]))).toBeLessThan(5_000);
+    expect(sub?.proposed.cooldowns[0]?.reason).toMatch(/; fingerprints moved: .+ \(peers\)/);
+    // Its fingerprint answers teach no length anchor (a substitute's shorter words are no truncation): no
+    // degraded spell that did not happen live.
+    expect(Object.keys(sub?.proposed.stateMinutes ?? {}).sort()).toEqual(Object.keys(sub?.actual.stateMinutes ?? {}).sort());
+    expect(report.notes.join(" ")).toMatch(/Relay verdicts \(fingerprint, usage\) are the stored ones, not re-run/);
+    const timeline = report.timelines.find((t) => t.line === "free-sub");
+    expect(timeline?.proposed.at(-1)?.factor).toBe(0);
+    // The honest lines and the ones that only inflated usage or changed shape: as recorded.
+    for (const name of ["paid-a", "paid-b", "free-shape"]) {
+      expect(line(name)?.proposed.cooldowns, name).toEqual([]);
+      expect(line(name)?.proposed.zeroWeight, name).toEqual([]);
     }
   }, 60_000);
 });

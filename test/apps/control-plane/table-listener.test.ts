@@ -139,4 +139,47 @@ describe("the table listener before Hono", () => {
     req.destroy();
     await expect.poll(waiters).toBe(0);
   });
+
+  it("wakes hundreds of long-polls of both roles in chunks: each answered once, credentials to router tokens only", async () => {
+    const current = await send(cp.url, "/v1/tables/chat", { headers: bearer(tokens.viewer) });
+    const etag = String(current.headers.etag);
+    // More than a chunk (WAKE_CHUNK) of each role, each on its own connection.
+    const polls = Array.from({ length: 600 }, (_, i) => {
+      const token = i % 2 === 0 ? tokens.router : tokens.viewer;
+      return send(cp.url, "/v1/tables/chat?waitSec=30", { headers: { ...bearer(token), "if-none-match": etag, connection: "close" } }).then(
+        (answer) => ({ router: i % 2 === 0, answer }),
+      );
+    });
+    await expect.poll(() => cp.engine.publisher.waiting("chat"), { timeout: 10_000 }).toBe(600);
+    const lines = (await (await cp.request("/v1/lines", { token: tokens.admin })).json()) as { lines: { id: string; name: string }[] };
+    const a = lines.lines.find((l) => l.name === "a")?.id ?? "";
+    const patch = await cp.request(`/v1/lines/${a}`, {
+      method: "PATCH",
+      token: tokens.admin,
+      json: { routes: [{ route: "chat", weight: 5 }] },
+    });
+    expect(patch.status).toBe(200);
+    const answers = await Promise.all(polls);
+    const newest = String((await send(cp.url, "/v1/tables/chat", { headers: bearer(tokens.viewer) })).headers.etag);
+    expect(newest).not.toBe(etag);
+    for (const { router, answer } of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.etag).toBe(newest);
+      expect(answer.body.includes("sk-listener-a")).toBe(router);
+      expect(answer.body.includes('"x-extra":"secret"')).toBe(router);
+    }
+    expect(cp.engine.publisher.waiting("chat")).toBe(0);
+  });
+
+  it("reads waitSec as the Hono route does on the quick path too", async () => {
+    const etag = String((await send(cp.url, "/v1/tables/chat", { headers: bearer(tokens.router) })).headers.etag);
+    const held = { ...bearer(tokens.router), "if-none-match": etag };
+    for (const query of ["waitSec=00", "waitSec=0", "waitSec=", "waitSec=0&waitSec=5"]) {
+      expect((await same(`/v1/tables/chat?${query}`, { headers: held })).status, query).toBe(304);
+    }
+    for (const query of ["waitSec=61", "waitSec=100", "waitSec=-1", "waitSec=1.5"]) {
+      expect((await same(`/v1/tables/chat?${query}`, { headers: held })).status, query).toBe(400);
+    }
+    expect((await same("/v1/tables/chat?waitSec=60", { headers: bearer(tokens.viewer) })).status).toBe(200);
+  });
 });

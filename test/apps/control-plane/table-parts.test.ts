@@ -2,7 +2,7 @@ import type { PublishedLine, PublishedTable } from "@linewatch/core";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { CachedLine, RegistrySnapshot } from "../../../apps/control-plane/src/registry-cache";
 import { ServedTables } from "../../../apps/control-plane/src/tables/served-tables";
-import { TableWaiters } from "../../../apps/control-plane/src/tables/table-waiters";
+import { goneWith, TableWaiters, WAKE_CHUNK } from "../../../apps/control-plane/src/tables/table-waiters";
 
 // Two parts of the table publisher alone (issue 23 item 3): the served versions and the long-polls.
 // The publisher's own tests (table-publisher, table-listener, tables) check them together.
@@ -122,7 +122,7 @@ describe("TableWaiters", () => {
     vi.useFakeTimers();
     const waiters = new TableWaiters();
     const abort = new AbortController();
-    const gone = waiters.wait("chat", 60_000, abort.signal);
+    const gone = waiters.wait("chat", 60_000, goneWith(abort.signal));
     const timed = waiters.wait("chat", 5_000);
     expect(waiters.count("chat")).toBe(2);
     abort.abort();
@@ -133,5 +133,89 @@ describe("TableWaiters", () => {
     await timed;
     expect(waiters.count("chat")).toBe(0);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  /** `n` polls waiting on the route, each recording the served version it answers with and how often it was answered. */
+  function polls(waiters: TableWaiters, served: ServedTables, n: number, gone?: (i: number) => ReturnType<typeof goneWith>) {
+    const answers: (number | null)[][] = Array.from({ length: n }, () => []);
+    const done = Array.from({ length: n }, (_, i) =>
+      waiters.wait("chat", 60_000, gone?.(i)).then(() => {
+        answers[i]?.push(served.version("chat"));
+      }),
+    );
+    return { answers, done };
+  }
+
+  it("answers a wake in chunks with a turn between them, each waiter once with the newest version", async () => {
+    const waiters = new TableWaiters();
+    const served = new ServedTables((route) => waiters.wake(route));
+    served.offer(table("chat", 1));
+    const n = WAKE_CHUNK * 3 + 7;
+    const { answers, done } = polls(waiters, served, n);
+    served.offer(table("chat", 2));
+    // Other work scheduled after the wake runs before its last chunk is answered.
+    let answeredWhenOtherWorkRan = -1;
+    setImmediate(() => {
+      answeredWhenOtherWorkRan = answers.filter((a) => a.length > 0).length;
+    });
+    // A version published while the wake is under way: the waiters not answered yet get it.
+    await new Promise((resolve) => setImmediate(resolve));
+    const answeredBeforeV3 = answers.filter((a) => a.length > 0).length;
+    served.offer(table("chat", 3));
+    await Promise.all(done);
+    expect(answeredWhenOtherWorkRan).toBeGreaterThan(0);
+    expect(answeredWhenOtherWorkRan).toBeLessThan(n);
+    expect(answeredBeforeV3).toBeGreaterThan(0);
+    expect(answeredBeforeV3).toBeLessThan(n);
+    expect(answers.every((a) => a.length === 1)).toBe(true);
+    const versions = answers.map((a) => a[0]);
+    expect(versions.slice(0, answeredBeforeV3).every((v) => v === 2)).toBe(true);
+    expect(versions.slice(answeredBeforeV3).every((v) => v === 3)).toBe(true);
+    // Nothing is left behind: no waiter, and later wakes answer nobody again.
+    expect(waiters.count("chat")).toBe(0);
+    served.offer(table("chat", 4));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answers.every((a) => a.length === 1)).toBe(true);
+  });
+
+  it("keeps a poll that comes during a wake for the next version", async () => {
+    const waiters = new TableWaiters();
+    const served = new ServedTables((route) => waiters.wake(route));
+    served.offer(table("chat", 1));
+    const first = polls(waiters, served, WAKE_CHUNK * 2);
+    served.offer(table("chat", 2));
+    // The wake is under way (its first chunk answered); a router that already has version 2 polls again.
+    let late: number | null = null;
+    const again = waiters.wait("chat", 60_000).then(() => {
+      late = served.version("chat");
+    });
+    expect(waiters.count("chat")).toBe(1);
+    await Promise.all(first.done);
+    expect(late).toBeNull();
+    served.offer(table("chat", 3));
+    await again;
+    expect(late).toBe(3);
+  });
+
+  it("lets a waiter go when its client leaves during a wake: no timer, no second answer", async () => {
+    // Waiters' timers faked (counted apart from anything else's), the wake's turns real.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    const waiters = new TableWaiters();
+    const served = new ServedTables((route) => waiters.wake(route));
+    served.offer(table("chat", 1));
+    const n = WAKE_CHUNK * 2;
+    const aborts = Array.from({ length: n }, () => new AbortController());
+    const { answers, done } = polls(waiters, served, n, (i) => goneWith(aborts[i]?.signal as AbortSignal));
+    expect(vi.getTimerCount()).toBe(n);
+    served.offer(table("chat", 2));
+    // The last waiter's client leaves before its chunk is answered: it is answered then, and only then.
+    aborts[n - 1]?.abort();
+    await Promise.resolve();
+    expect(answers[n - 1]).toEqual([2]);
+    expect(answers[n - 2]).toEqual([]);
+    await Promise.all(done);
+    expect(answers.every((a) => a.length === 1)).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(waiters.count("chat")).toBe(0);
   });
 });

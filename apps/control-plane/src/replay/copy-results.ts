@@ -3,7 +3,7 @@
 // row objects, every column parsed from text) was the replay's floor; binary COPY sends the columns
 // as they are stored (uuids as 16 bytes, times as integer microseconds), the scan follows the
 // started_at index, and the socket's backpressure bounds what is held in memory. Read only.
-import type { ReplayResult, ScoreComponents } from "@linewatch/core";
+import { parseFingerprintStep, type ReplayResult, type ScoreComponents } from "@linewatch/core";
 import type { Database } from "@linewatch/db";
 import type { Sql } from "postgres";
 
@@ -39,7 +39,8 @@ export function copyStatement(range: CopyRange, rescoring: boolean): string {
   }
   // What re-scoring needs (components, a failed check) costs the server most of a row: read only then.
   const extra = rescoring ? `, components::text, jsonb_path_exists(checks, '$[*] ? (@.verdict == "fail")')` : "";
-  return `copy (select id, line_id, sample_id, started_at, latency_ms, score, passed, hard_failure, content_length${extra}
+  // A fingerprint answer's stored step last (its length varies; other rows have none): the machine steps it as live.
+  return `copy (select id, line_id, sample_id, started_at, latency_ms, score, passed, hard_failure, content_length${extra}, (relay->'fingerprint')::text
     from probe_results where started_at >= ${iso(range.from)} and started_at < ${iso(range.to)}${lines}
     order by started_at, id) to stdout with (format binary)`;
 }
@@ -143,7 +144,7 @@ export class CopyRows {
 }
 
 /** Fields of a row of `copyStatement`. */
-export const copyFields = (rescoring: boolean): number => (rescoring ? 11 : 9);
+export const copyFields = (rescoring: boolean): number => (rescoring ? 12 : 10);
 
 /**
  * Parses the binary COPY stream into results, a batch per chunk that arrives. Line and sample ids
@@ -208,13 +209,16 @@ export class CopyResultParser {
     const contentLength = buf.readInt32BE(p + 102);
     let components: ScoreComponents | null = null;
     let failedCheck = false;
+    let q = p + 106;
     if (this.rescoring) {
-      let q = p + 106;
       const len = buf.readInt32BE(q);
       if (len >= 0) components = JSON.parse(buf.toString("utf8", q + 4, q + 4 + len)) as ScoreComponents;
       q += 4 + Math.max(0, len);
       failedCheck = buf[q + 4] === 1;
+      q += 5;
     }
+    const stepLen = buf.readInt32BE(q);
+    const fingerprint = stepLen < 0 ? null : parseFingerprintStep(JSON.parse(buf.toString("utf8", q + 4, q + 4 + stepLen)));
     return {
       id,
       lineId,
@@ -227,6 +231,7 @@ export class CopyResultParser {
       components,
       failedCheck,
       contentLength,
+      fingerprint,
     };
   }
 }

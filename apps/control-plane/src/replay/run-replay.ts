@@ -56,6 +56,7 @@ export const NOTES = [
   "The range starts at its first stored probe result. Each line starts the replay healthy at full weight there; the actual side starts where the recorded events left it.",
   "Admin states (drained/disabled) are today's, for the whole range.",
   "Confirming re-probes are in the history as the live policy asked for them; a proposed reprobeDelayMs cannot add or move any.",
+  "Relay verdicts (fingerprint, usage) are the stored ones, not re-run: their references (the line's and its paid peers' anchors as they stood) are not in the range. A probe that failed one is a content failure as it was live; a fingerprint answer's stored step moves the line's fingerprint track as live (it teaches no length anchor).",
   "A bad episode: at least 2 failed probes of a line with fewer than 3 passes between them (stored verdicts); shareMinutes: the line's table share (mean over its routes) integrated over the episode, in minutes.",
 ];
 

@@ -5,7 +5,7 @@ import type { RouteTable } from "@linewatch/core";
 import type { Engine } from "../engine";
 import { NotFoundError } from "../errors";
 import type { RegistrySnapshot } from "../registry-cache";
-import type { ServedTable } from "../tables/publisher";
+import type { ClientGone, ServedTable } from "../tables/publisher";
 
 /** What `GET /v1/tables/:route` answers once the route has a served table. */
 export type TableAnswer =
@@ -28,6 +28,8 @@ export interface TableRequest {
 export function namesVersion(header: string | undefined, served: ServedTable): boolean {
   if (!header) return false;
   if (header === served.etag) return true; // what routers send: the ETag they were given
+  // Another single ETag (a router one version behind, thousands at once after a restart): no list to split.
+  if (header.charCodeAt(0) === 0x22 && header.indexOf('"', 1) === header.length - 1) return false;
   const version = String(served.table.version);
   return header.split(",").some((t) => t.trim().replace(/^W\//, "").replace(/^"|"$/g, "") === version);
 }
@@ -48,6 +50,11 @@ export class TableService {
   /** The registry the tables are checked against (the promise itself: the listener awaits it once). */
   snapshot(): Promise<RegistrySnapshot> {
     return this.engine.registry.get();
+  }
+
+  /** The registry when it is fresh, in this turn; undefined when snapshot() must be awaited. */
+  snapshotNow(): RegistrySnapshot | undefined {
+    return this.engine.registry.now();
   }
 
   /** The route's served table in this registry, or null when the route is unknown or has none yet (nothing is computed). */
@@ -77,11 +84,11 @@ export class TableService {
   async answer(
     route: string,
     first: ServedNow,
-    request: TableRequest & { waitSec: number | undefined; signal?: AbortSignal | undefined },
+    request: TableRequest & { waitSec: number | undefined; gone?: ClientGone | undefined },
   ): Promise<TableAnswer> {
     if (!request.waitSec || !namesVersion(request.ifNoneMatch, first.served)) return this.answerNow(first, request);
     const { publisher } = this.engine;
-    await publisher.waitForChange(route, first.served.table.version, request.waitSec * 1000, request.signal);
+    await publisher.waitForChange(route, first.served.table.version, request.waitSec * 1000, request.gone);
     const served = publisher.servedTable(route) ?? first.served;
     return this.answerNow({ served, snapshot: await this.engine.registry.get() }, request);
   }

@@ -6,11 +6,12 @@ import { type ServedTable, ServedTables, withCredentials } from "./served-tables
 import { SnapshotIndexer } from "./snapshot-index";
 import { type PublishCause, TableRecompute } from "./table-recompute";
 import { TableSync } from "./table-sync";
-import { TableWaiters } from "./table-waiters";
+import { type ClientGone, TableWaiters } from "./table-waiters";
 
 export type { ServedTable } from "./served-tables";
 export type { PublishCause } from "./table-recompute";
 export { TABLES_CHANNEL } from "./table-sync";
+export { type ClientGone, goneWith } from "./table-waiters";
 
 /**
  * Computes, versions and serves the routes' tables. The database holds the truth (so every replica
@@ -69,9 +70,9 @@ export class TablePublisher {
   }
 
   /** Resolve when the route's version differs from `version`, or after `ms`. */
-  waitForChange(route: string, version: number | null, ms: number, signal?: AbortSignal): Promise<void> {
+  waitForChange(route: string, version: number | null, ms: number, gone?: ClientGone): Promise<void> {
     if (this.served.version(route) !== version) return Promise.resolve();
-    return this.waiters.wait(route, ms, signal);
+    return this.waiters.wait(route, ms, gone);
   }
 
   /** Long-polls waiting on the route's next version now. */

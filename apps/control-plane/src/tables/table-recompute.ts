@@ -41,6 +41,8 @@ interface RouteInputs {
 /** What a recompute's transaction publishes, and what it read and computed (held once it commits). */
 interface Planned {
   tables: PublishedTable<PublishedLine>[];
+  /** Each new table's previous version where it is the stored row (the write sends only what changed). */
+  previous: Map<string, PublishedTable<PublishedLine>>;
   eventRows: EventInsert[];
   inputs: Map<string, RouteInputs>;
 }
@@ -120,7 +122,7 @@ export class TableRecompute {
       await this.catchUp(tx, wanted, versions);
       const read = new HealthRead(changed, held.entries);
       const planned = this.plan(wanted, index, versions, read, cause);
-      await writePublishedTables(tx, planned.tables, planned.eventRows, TABLES_CHANNEL, { lz4: this.lz4 });
+      await writePublishedTables(tx, planned.tables, planned.eventRows, TABLES_CHANNEL, { lz4: this.lz4, previous: planned.previous });
       return { ...planned, read };
     });
     // Committed: what was read and published is now what this replica holds.
@@ -140,7 +142,7 @@ export class TableRecompute {
   /** Each route's next table where it changed, with its events; `versions` are the stored ones, read under the lock. */
   private plan(routes: string[], index: SnapshotIndex, versions: Map<string, number>, read: HealthRead, cause: PublishCause): Planned {
     const now = this.deps.clock.now();
-    const planned: Planned = { tables: [], eventRows: [], inputs: new Map() };
+    const planned: Planned = { tables: [], previous: new Map(), eventRows: [], inputs: new Map() };
     for (const name of routes) {
       const route = index.snapshot.routes.get(name);
       if (!route) continue; // run() keeps only the snapshot's routes
@@ -167,6 +169,7 @@ export class TableRecompute {
       planned.inputs.set(name, { route, lines, statuses, table: result.table });
       if (!result.changed) continue;
       planned.tables.push(result.table);
+      if (typeof previous === "object" && previous) planned.previous.set(name, previous);
       planned.eventRows.push(...publishedEventRows(name, result, now, typeof previous === "object" && previous ? previous.mode : null));
     }
     return planned;

@@ -51,6 +51,11 @@ export class WebhookWorker {
     return this.inFlight;
   }
 
+  /** Deliveries to one sink this replica is sending now (at most PER_SINK_SLOTS). */
+  sendingTo(webhookId: string): number {
+    return this.busy.get(webhookId) ?? 0;
+  }
+
   /**
    * One scheduler tick: fan new events out, claim what is due into the free slots and start sending
    * it. Returns once the sends are started, never waiting for a receiver.

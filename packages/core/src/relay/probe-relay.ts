@@ -48,7 +48,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 const countOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : null);
 const numOrNull = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 
-function parseFingerprintStep(v: unknown): FingerprintStep | null {
+/** A stored fingerprint step → typed; null when there is none or it cannot be read. */
+export function parseFingerprintStep(v: unknown): FingerprintStep | null {
   if (!isRecord(v) || typeof v.variant !== "string" || typeof v.answer !== "string") return null;
   const threshold = numOrNull(v.threshold);
   if (threshold === null || threshold <= 0) return null;

@@ -1,5 +1,7 @@
 // The seam between a stored probe result and the health machine: when the health event grows a
 // field, only this file changes (the rest of the replay never looks inside a HealthEvent).
+
+import type { FingerprintStep } from "../fingerprint/track";
 import type { HealthEvent } from "../health/index";
 import { FAILED_CHECK_SCORE } from "../scoring/checks";
 import { type ScoreWeights, scoreFromComponents } from "../scoring/weights";
@@ -20,6 +22,12 @@ export interface ReplayResult {
   /** Whether one of its checks failed (stored with the result; a re-scored result keeps it). */
   failedCheck: boolean;
   contentLength: number;
+  /**
+   * The fingerprint evidence the probe stored (`probe_results.relay.fingerprint`), which the health
+   * machine steps as it did live; absent or null: none (not a fingerprint answer, or not read). The
+   * relay record's usage and shape are not read: they step tracks that decide nothing here.
+   */
+  fingerprint?: FingerprintStep | null;
 }
 
 /** A proposed scoring: component weights and pass score (docs/scoring.md). Null: the stored verdicts stand. */
@@ -50,7 +58,9 @@ export function probeEventOf(
   intervalMs: number | null = null,
   sampleIds?: readonly string[],
 ): HealthEvent {
-  const result = {
+  // As live: a fingerprint answer teaches no length anchor, and its track steps (its verdict is the
+  // stored one, already in `passed`).
+  const base = {
     id: row.id,
     sampleId: row.sampleId,
     score: row.score,
@@ -59,6 +69,7 @@ export function probeEventOf(
     startedAt: row.startedAt,
     contentLength: row.contentLength,
   };
+  const result = row.fingerprint ? { ...base, fingerprint: row.fingerprint } : base;
   // Once per result: literals, not spreads.
   if (sampleIds !== undefined)
     return intervalMs === null

@@ -1,6 +1,6 @@
 // Reads for a policy replay (docs/replay.md): probe results and events of a time range, streamed in time
 // order by keyset pages (never the range in memory), and what stood before the range. Read only.
-import type { RecordedEvent, ReplayResult, ScoreComponents } from "@linewatch/core";
+import { parseFingerprintStep, type RecordedEvent, type ReplayResult, type ScoreComponents } from "@linewatch/core";
 import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../client";
 import { events, probeResults } from "../schema/index";
@@ -69,11 +69,12 @@ export async function* replayResultPages(
       components: string | null;
       failed_check: boolean;
       content_length: number;
+      fingerprint: string | null;
     };
     const rows: Row[] = executeRows<Row>(
       await db.execute(sql`select id, line_id, sample_id, (extract(epoch from started_at) * 1000000)::int8::text as us,
           latency_ms, score, passed, hard_failure, ${components} as components,
-          jsonb_path_exists(checks, '$[*] ? (@.verdict == "fail")') as failed_check, content_length
+          jsonb_path_exists(checks, '$[*] ? (@.verdict == "fail")') as failed_check, content_length, (relay->'fingerprint')::text as fingerprint
         from ${probeResults}
         where started_at >= ${range.from.toISOString()}::timestamptz and started_at < ${range.to.toISOString()}::timestamptz
           and ${lineFilter(range.lineIds)} and ${cursor}
@@ -95,6 +96,7 @@ export async function* replayResultPages(
       components: r.components === null ? null : (JSON.parse(r.components) as ScoreComponents),
       failedCheck: r.failed_check,
       contentLength: r.content_length,
+      fingerprint: r.fingerprint === null ? null : parseFingerprintStep(JSON.parse(r.fingerprint)),
     }));
     if (rows.length < pageSize) return;
   }

@@ -105,44 +105,90 @@ export function storedLine(l: PublishedLine): Omit<PublishedLine, "lineId"> {
   };
 }
 
+type StoredLine = ReturnType<typeof storedLine>;
+
+/**
+ * What changed in each line from `previous` to `next` (the stored fields whose values differ, `{}`
+ * for a line that did not), when both hold the same lines in the same order; null otherwise (then
+ * the whole table is written). Every stored field is a string or a number, so `||` on the server
+ * (a shallow merge) turns the stored line into the new one exactly.
+ */
+export function linePatches(previous: PublishedTable<PublishedLine>, next: PublishedTable<PublishedLine>): Partial<StoredLine>[] | null {
+  if (previous.lines.length !== next.lines.length || next.lines.length === 0) return null;
+  const patches: Partial<StoredLine>[] = [];
+  for (let i = 0; i < next.lines.length; i++) {
+    const before = storedLine(previous.lines[i] as PublishedLine);
+    const after = storedLine(next.lines[i] as PublishedLine);
+    if (before.id !== after.id) return null;
+    const patch: Record<string, unknown> = {};
+    for (const key of Object.keys(after) as (keyof StoredLine)[]) {
+      const value = after[key];
+      if (typeof value !== "string" && typeof value !== "number") return null;
+      if (before[key] !== value) patch[key] = value;
+    }
+    patches.push(patch as Partial<StoredLine>);
+  }
+  return patches;
+}
+
 /**
  * Store new versions of tables with their events, and announce each route on `channel`, in one
  * statement (the announcements go out when the transaction commits).
+ *
+ * `previous`: for a route whose stored row is known to hold this table (its version read under the
+ * route's lock, and the row this replica serves), only what changed in each line is sent and the
+ * server patches the stored lines (a tenth of the bytes when every weight changed); the statement
+ * checks the stored version and fails rather than patch a row that is not the one meant.
  */
 export async function writePublishedTables(
   tx: Db,
   tables: PublishedTable<PublishedLine>[],
   eventsToRecord: EventInsert[],
   channel: string,
-  opts: { lz4?: boolean } = {},
+  opts: { lz4?: boolean; previous?: ReadonlyMap<string, PublishedTable<PublishedLine>> } = {},
 ): Promise<void> {
   if (tables.length === 0) return;
   // A table of 100 lines is ~25 kB of JSON, compressed into TOAST: pglz took most of the statement's
   // server time for 100 tables (~60 ms), lz4 a third of it. Only for this transaction's values; rows
   // of either compression read the same.
   if (opts.lz4) await tx.execute(sql`set local default_toast_compression = 'lz4'`);
-  const rows = jsonRowsParam(
-    tables.map((t) => ({
-      route_name: t.route,
-      version: t.version,
-      generated_at: new Date(t.generatedAt).toISOString(),
-      mode: t.mode,
-      lines: t.lines.map(storedLine),
-    })),
-  );
+  const whole: object[] = [];
+  const patched: object[] = [];
+  for (const t of tables) {
+    const head = { route_name: t.route, version: t.version, generated_at: new Date(t.generatedAt).toISOString(), mode: t.mode };
+    const previous = opts.previous?.get(t.route);
+    const patches = previous && previous.version < t.version ? linePatches(previous, t) : null;
+    if (previous && patches) patched.push({ ...head, previous_version: previous.version, patches });
+    else whole.push({ ...head, lines: t.lines.map(storedLine) });
+  }
   const eventRows = eventRowsParam(eventsToRecord);
-  await tx.execute(sql`
+  const result = await tx.execute(sql`
     with up as (
       insert into ${publishedTables} (route_name, version, generated_at, mode, lines)
       select t.route_name, t.version, t.generated_at, t.mode, t.lines
-      from jsonb_to_recordset(${rows}::jsonb) as t(route_name text, version bigint, generated_at timestamptz, mode text, lines jsonb)
+      from jsonb_to_recordset(${jsonRowsParam(whole)}::jsonb) as t(route_name text, version bigint, generated_at timestamptz, mode text, lines jsonb)
       on conflict (route_name) do update
         set version = excluded.version, generated_at = excluded.generated_at, mode = excluded.mode, lines = excluded.lines
       returning route_name),
+    pt as (
+      update ${publishedTables} p
+      set version = t.version, generated_at = t.generated_at, mode = t.mode,
+        lines = (select coalesce(jsonb_agg(e.line || (t.patches -> (e.n::int - 1)) order by e.n), '[]'::jsonb)
+                 from jsonb_array_elements(p.lines) with ordinality as e(line, n))
+      from jsonb_to_recordset(${jsonRowsParam(patched)}::jsonb)
+        as t(route_name text, version bigint, previous_version bigint, generated_at timestamptz, mode text, patches jsonb)
+      where p.route_name = t.route_name and p.version = t.previous_version
+        and jsonb_array_length(p.lines) = jsonb_array_length(t.patches)
+      returning p.route_name),
     ev as (
       insert into ${events} (at, kind, line_id, route_name, reason, data, dedupe_key)
       select e.at, e.kind, e.line_id, e.route_name, e.reason, e.data, e.dedupe_key
       from jsonb_to_recordset(${eventRows}::jsonb) as e(at timestamptz, kind text, line_id uuid, route_name text, reason text, data jsonb, dedupe_key text)
       on conflict do nothing)
-    select count(pg_notify(${channel}, route_name)) from up`);
+    select count(pg_notify(${channel}, w.route_name))::int as written from (select route_name from up union all select route_name from pt) w`);
+  const written = executeRows<{ written: number }>(result)[0]?.written;
+  // A patch that found another version stored (or another number of lines) wrote nothing: the
+  // transaction must not commit as if it had published.
+  if (written !== tables.length)
+    throw new Error(`published ${written} of ${tables.length} tables: a stored table was not the version patched`);
 }

@@ -191,8 +191,9 @@ describe("usage in health", () => {
       probe({ sample: "json", passed: false, usage: usage(84, 120) }),
     ]);
     const u = h.usage.json;
-    expect(u?.prompt[""]).toEqual({ anchor: 70, n: 21, recent: [70, 70, 70, 70, 84] });
+    expect(u?.prompt[""]).toEqual({ anchor: 70, n: 21, recent: [70, 70, 70, 70, 84], low: 70 });
     expect(u?.ratio.anchor).toBeCloseTo(0.25, 9);
+    expect(u?.ratio.chars).toBe(400);
     expect(describeHealth(h, policy).usage.json).toEqual({ promptTokens: { "": 70 }, tokensPerChar: 0.25, failing: null });
   });
 });

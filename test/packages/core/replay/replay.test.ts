@@ -154,6 +154,41 @@ describe("PolicyReplay", () => {
   });
 });
 
+describe("the stored relay evidence (docs/replay.md#what-a-replay-cannot-know)", () => {
+  /** Line b answers a fingerprint sample every minute, passing: "dolphin" for 30 minutes, then "owl" (3 of 7 characters). */
+  const answers = (relay: boolean): ReplayResult[] => {
+    n = 0;
+    const out: ReplayResult[] = [];
+    for (let m = 0; m < 60; m++) {
+      out.push(result("a", T0 + m * MIN + 1_000, true));
+      const word = m < 30 ? "dolphin" : "owl";
+      const fingerprint = { variant: "v1", answer: word, own: 0, peers: null, threshold: 17.46 };
+      out.push({
+        ...result("b", T0 + m * MIN + 2_000, true, 500, "fp-animal"),
+        contentLength: word.length,
+        ...(relay ? { fingerprint } : {}),
+      });
+    }
+    return out;
+  };
+
+  it("a fingerprint answer teaches no length anchor: a shorter word is not a shorter answer, as live", () => {
+    // Read without its relay record, "owl" after "dolphin" is an answer at 43% of its usual length.
+    expect(run(answers(false)).summary.lines.get("b")?.stateMs.degraded ?? 0).toBeGreaterThan(0);
+    const b = run(answers(true)).summary.lines.get("b");
+    expect(b?.stateMs.degraded ?? 0).toBe(0);
+    expect(b?.cooldowns).toEqual([]);
+  });
+
+  it("the health event carries the fingerprint evidence the machine steps; a result without it carries none", () => {
+    const fingerprint = { variant: "v1", answer: "owl", own: 1.4, peers: 1.4, threshold: 17.46 };
+    const e = probeEventOf({ ...result("b", T0, false, 500, "fp-animal"), fingerprint }, 40);
+    expect(e.type === "probe" && e.result.fingerprint).toEqual(fingerprint);
+    const plain = probeEventOf(result("b", T0, false), 40);
+    expect(plain.type === "probe" && "fingerprint" in plain.result).toBe(false);
+  });
+});
+
 describe("parseReplayPolicy", () => {
   it.each([
     [{ failCountt: 1 }, "policy.failCountt"],

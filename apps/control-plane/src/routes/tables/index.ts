@@ -4,6 +4,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { TableListSchema, TableQuery, TableRouteParam, TableSchema } from "@linewatch/contract";
 import { requestHeader } from "../../auth";
 import type { Services } from "../../services/index";
+import { goneWith } from "../../tables/publisher";
 import { validationErrorFrom } from "../../validation";
 import { createRouter, errorResponses, json } from "../common";
 
@@ -47,7 +48,7 @@ export function tableRoutes({ tables }: Pick<Services, "tables">) {
       router: c.var.principal.role === "router",
       ifNoneMatch: requestHeader(c, "if-none-match"),
       waitSec,
-      signal: c.req.raw.signal,
+      gone: goneWith(c.req.raw.signal),
     });
     return answer.status === 304 ? c.body(null, 304, answer.headers) : c.body(answer.body, 200, answer.headers);
   });

@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { TableQuery } from "@linewatch/contract";
 import { allowedRoles, bearerToken, type Role, type TokenStore } from "../../auth";
-import type { TableService } from "../../services/tables";
+import { namesVersion, type TableService } from "../../services/tables";
+import type { ClientGone } from "../../tables/publisher";
 
 const PREFIX = "/v1/tables/";
 
@@ -35,6 +36,18 @@ export function tablesFirst(hono: RequestListener, parts: { tables: TableService
   };
 }
 
+/**
+ * `waitSec=<digits>` as TableQuery reads it, without zod or URLSearchParams (the accept path of every
+ * long-poll: thousands at once after a restart). null: anything else, left to the general parse.
+ */
+function quickWaitSec(query: string): number | null {
+  if (!query.startsWith("waitSec=") || query.length > 10) return null;
+  const raw = query.slice(8);
+  if (!/^\d{1,2}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n <= 60 ? n : null;
+}
+
 /** Answer a table request that needs nothing but the prepared answer; false: leave it to the Hono app. */
 async function serveTable(
   { tables, tokens }: { tables: TableService; tokens: TokenStore },
@@ -49,12 +62,16 @@ async function serveTable(
   let waitSec: number | undefined;
   if (q !== -1) {
     const query = url.slice(q + 1);
-    if (query.includes("%") || query.includes("+")) return false;
-    const raw = new URLSearchParams(query).get("waitSec");
-    if (raw !== null) {
-      const parsed = TableQuery.safeParse({ waitSec: raw });
-      if (!parsed.success) return false;
-      waitSec = parsed.data.waitSec;
+    const quick = quickWaitSec(query);
+    if (quick !== null) waitSec = quick;
+    else {
+      if (query.includes("%") || query.includes("+")) return false;
+      const raw = new URLSearchParams(query).get("waitSec");
+      if (raw !== null) {
+        const parsed = TableQuery.safeParse({ waitSec: raw });
+        if (!parsed.success) return false;
+        waitSec = parsed.data.waitSec;
+      }
     }
   }
   // As authMiddleware decides, without its refusals (the Hono app gives those, with their headers).
@@ -62,23 +79,31 @@ async function serveTable(
   const token = bearerToken(typeof authorization === "string" ? authorization : undefined);
   let role: Role | "open" = "open";
   if (token) {
-    const row = await tokens.authenticate(token);
+    // From the token cache in this turn while it is fresh (no await per accepted poll).
+    const now = tokens.authenticateNow(token);
+    const row = now === undefined ? await tokens.authenticate(token) : now;
     if (!row || !allowedRoles(incoming.method ?? "GET", path).includes(row.role as Role)) return false;
     role = row.role as Role;
-  } else if (!(await tokens.isOpen())) return false;
-  const first = tables.servedIn(await tables.snapshot(), route);
+  } else if (!(tokens.isOpenNow() ?? (await tokens.isOpen()))) return false;
+  const first = tables.servedIn(tables.snapshotNow() ?? (await tables.snapshot()), route);
   if (!first) return false;
   const ifNoneMatch = incoming.headers["if-none-match"];
-  let signal: AbortSignal | undefined;
-  if (waitSec) {
-    // A long-poll ends when its client goes, as the Hono route's request signal does.
-    const abort = new AbortController();
-    outgoing.once("close", () => abort.abort());
-    signal = abort.signal;
-  }
-  // Without a wait, in the same turn: an await per answer measurably cost a table answer.
-  const request = { router: role === "router", ifNoneMatch, waitSec, signal };
-  const answer = waitSec ? await tables.answer(route, first, request) : tables.answerNow(first, request);
+  // Without a wait, in the same turn: an await per answer measurably cost a table answer. A long-poll
+  // whose ETag is not the served one (every router after a restart) is answered now too.
+  const held = waitSec !== undefined && waitSec > 0 && namesVersion(ifNoneMatch, first.served);
+  // A long-poll ends when its client goes, as the Hono route's request signal does.
+  const gone: ClientGone | undefined = held
+    ? (onGone) => {
+        if (outgoing.destroyed) {
+          onGone();
+          return () => {};
+        }
+        outgoing.once("close", onGone);
+        return () => outgoing.off("close", onGone);
+      }
+    : undefined;
+  const request = { router: role === "router", ifNoneMatch, waitSec, gone };
+  const answer = held ? await tables.answer(route, first, request) : tables.answerNow(first, request);
   if (outgoing.destroyed) return true;
   if (answer.status === 304) {
     outgoing.writeHead(304, answer.headers);
