@@ -248,15 +248,16 @@ export async function runReplay(
   const copy = { from: r.from, to: r.to, lineIds: r.lineFilter };
   const pages = () =>
     replayResultPages(db, range, { withComponents: rescoring, ...signal, ...(opts.pageSize ? { pageSize: opts.pageSize } : {}) });
-  // A line is new within the range (it starts unprobed, as it did: docs/health.md#new-lines) only
-  // when nothing was recorded of it before the range: registration times come from the database's
-  // clock, events from the control plane's.
+  // A line is new within the range (it starts unprobed, as it did: docs/health.md#new-lines) when it
+  // was registered within the range asked for (which starts at the first result when that is later)
+  // and nothing was recorded of it before: registration times come from the database's clock,
+  // events from the control plane's.
   const before = await replayEventsBefore(db, range.from);
   const recordedBefore = new Set(before.flatMap((e) => (e.lineId === null ? [] : [e.lineId])));
   const replayLines = r.replayLines.map((l) => {
-    if (!recordedBefore.has(l.id)) return l;
-    const { createdAt: _created, ...known } = l;
-    return known;
+    const { createdAt, ...known } = l;
+    if (createdAt === undefined || createdAt < asked.from || recordedBefore.has(l.id)) return known;
+    return { ...known, createdAt: Math.max(createdAt, r.from) };
   });
   // A large range runs in parts, a worker thread each, when the lines fall into route-disjoint parts.
   const workers = opts.workers ?? deps.config.replayWorkers;
