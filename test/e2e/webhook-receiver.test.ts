@@ -67,7 +67,7 @@ describe("deploy/webhooks/receiver.mjs", () => {
     });
     await eventually(async () => out.split("\n").filter((l) => l.startsWith("state_change ")).length === delivered);
     expect(out).toMatch(/^test test-\d+-[0-9a-f-]+: test: a test delivery to webhook readme$/m);
-    expect(out).toMatch(/^state_change \d+-[0-9a-f-]+: line l: (healthy|drained) → (drained|healthy) \(admin: /m);
+    expect(out).toMatch(/^state_change \d+-[0-9a-f-]+: line l: (unprobed|drained) → (drained|unprobed) \(admin: /m);
 
     // A delivery that arrives again (its answer lost) is answered, not handled twice.
     const body = JSON.stringify({ id: "x", kinds: ["state_change"], summary: "again", event: {} });

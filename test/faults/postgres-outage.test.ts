@@ -44,10 +44,23 @@ describe.skipIf(!canRunPrivatePostgres())("PostgreSQL outage of 20 s", () => {
       const rows = await db.lastProbeAt();
       return rows.length === LINES.length * 4 && rows.every((r) => r.at !== null);
     }, 60_000);
-    const before = await getTable(cp, "chat");
+    // Each line in service once its samples' results are applied (docs/health.md#new-lines).
+    const before = await eventually(async () => {
+      const t = await getTable(cp, "chat");
+      return t.body?.lines.every((l) => l.state === "healthy") ? t : undefined;
+    }, 30_000);
     expect(before.status).toBe(200);
     expect(before.body!.lines.map((l) => l.state)).toEqual(["healthy", "healthy", "healthy", "healthy"]);
-    const eventsBefore = await db.events();
+    // The new lines' events (first probe, probation complete, tables) are written as their results are
+    // applied: read the timeline once it has settled, so what comes after is the outage's.
+    let eventsBefore = await db.events();
+    await eventually(async () => {
+      await pause(1_000);
+      const now = await db.events();
+      const settled = now.length === eventsBefore.length;
+      eventsBefore = now;
+      return settled;
+    }, 30_000);
     const resultsBefore = await db.resultsPerLine();
     const pid = cp.pid;
 

@@ -16,8 +16,16 @@ export async function recordHistory(
   cp: TestControlPlane,
   lab: Lab,
   clock: ManualClock,
-  opts: { spanMs: number; stepMs: number; faults: readonly FaultWindow[] },
+  opts: { spanMs: number; stepMs: number; faults: readonly FaultWindow[]; warmUpMs?: number },
 ): Promise<{ from: number; to: number }> {
+  // New lines first earn their weight (docs/health.md#new-lines): the history starts once each has
+  // been probed with every sample, so a replay of it starts from lines in service, as they were.
+  const warmUp = opts.warmUpMs ?? 0;
+  for (let t = 0; t < warmUp; t += opts.stepMs) {
+    await cp.engine.tick();
+    await cp.engine.prober.drain();
+    clock.set(clock.now() + opts.stepMs);
+  }
   const start = clock.now();
   for (let t = 0; t < opts.spanMs; t += opts.stepMs) {
     for (const [line, mode, a, b] of opts.faults) {

@@ -57,8 +57,12 @@ export interface ControlPlaneProcess {
 }
 
 export interface ControlPlaneProcessOptions {
-  databaseUrl: string;
-  replicaId?: string;
+  /** null: the embedded database (PGlite) in `dataDir`. */
+  databaseUrl: string | null;
+  /** null: no LINEWATCH_REPLICA_ID (the process makes up its own); absent: a random one. */
+  replicaId?: string | null;
+  /** LINEWATCH_DATA_DIR, kept when the process ends (a restart reopens it); absent: a temporary one, removed. */
+  dataDir?: string;
   /** Extra environment (LINEWATCH_*, LOG_LEVEL…). */
   env?: Record<string, string>;
   /** Same for every process of a test so restarts can decrypt the stored keys. */
@@ -72,16 +76,16 @@ export interface ControlPlaneProcessOptions {
  * leave it orphaned), on a free port, and wait until /readyz answers 200.
  */
 export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions): Promise<ControlPlaneProcess> {
-  const replicaId = opts.replicaId ?? `cp-${randomBytes(3).toString("hex")}`;
+  const replicaId = opts.replicaId === null ? "(own id)" : (opts.replicaId ?? `cp-${randomBytes(3).toString("hex")}`);
   const secretKey = opts.secretKey ?? randomBytes(32).toString("hex");
-  const dataDir = mkdtempSync(join(tmpdir(), "lw-cp-"));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "lw-cp-"));
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: process.env.HOME ?? tmpdir(),
     PORT: "0",
     HOST: "127.0.0.1",
-    DATABASE_URL: opts.databaseUrl,
-    LINEWATCH_REPLICA_ID: replicaId,
+    ...(opts.databaseUrl === null ? {} : { DATABASE_URL: opts.databaseUrl }),
+    ...(opts.replicaId === null ? {} : { LINEWATCH_REPLICA_ID: replicaId }),
     LINEWATCH_SECRET_KEY: secretKey,
     LINEWATCH_DATA_DIR: dataDir,
     LOG_LEVEL: "info",
@@ -101,7 +105,7 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
   const exited = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => {
       exitedWith = signal ?? String(code);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (opts.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
       resolve(exitedWith);
     });
   });
@@ -176,7 +180,7 @@ export async function startControlPlaneProcess(opts: ControlPlaneProcessOptions)
     stop: () => signalAndWait(child, "SIGTERM", 60_000),
     restart: async () => {
       await signalAndWait(child, "SIGTERM", 60_000);
-      return startControlPlaneProcess({ ...opts, replicaId, secretKey });
+      return startControlPlaneProcess({ ...opts, replicaId: opts.replicaId === null ? null : replicaId, secretKey });
     },
     alive: () => exitedWith === null,
     exited,

@@ -55,6 +55,7 @@ const COLOURS: Record<StatusTone | ScoreTone, string> = {
   bad: "31",
   down: "31",
   recovering: "34",
+  unjudged: "35",
   off: "2",
   none: "2",
 };

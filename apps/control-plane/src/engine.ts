@@ -85,12 +85,15 @@ export class Engine {
     if (sealed.length > 0) this.deps.logger.info("sealed header values stored in the clear by an earlier version", { lines: sealed });
     // Restarted (e.g. after kill -9): the claims of its previous run are dead, take them back now.
     // The embedded database is one process's: every claim in it is a previous run's. On PostgreSQL,
-    // those held under this replica's id; other dead replicas' go through the heartbeats.
+    // those held under this replica's id, and those of replicas on this host whose process is gone
+    // (whatever their id: restart-claims.ts); other hosts' dead replicas go through the heartbeats,
+    // which take REPLICA_STALE_MS and a steady stale period of this replica's own.
     const db = this.deps.database.db;
     const embedded = this.deps.database.driver === "pglite";
     const released =
       (embedded ? await releaseAllClaims(db) : await releaseClaimsOf(db, this.prober.replica)) +
-      (embedded ? await releaseAllWebhookClaims(db) : await releaseWebhookClaimsOf(db, this.prober.replica));
+      (embedded ? await releaseAllWebhookClaims(db) : await releaseWebhookClaimsOf(db, this.prober.replica)) +
+      (embedded ? 0 : await this.prober.takeOverGone());
     if (released > 0)
       this.deps.logger.info("released the claims of this replica's previous run", { replica: this.prober.replica, released });
     await this.prober.heartbeat();

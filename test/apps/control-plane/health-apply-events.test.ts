@@ -1,4 +1,4 @@
-import { DEFAULT_HEALTH_POLICY, type HealthEvent, initialHealth, transition } from "@linewatch/core";
+import { DEFAULT_HEALTH_POLICY, type HealthEvent, initialHealth, newLineHealth, transition } from "@linewatch/core";
 import { describe, expect, it } from "vitest";
 import { type Applied, applyEvents, type HealthMachine } from "../../../apps/control-plane/src/health/apply-events";
 import { HealthFaults } from "../../../apps/control-plane/src/health/health-faults";
@@ -58,7 +58,7 @@ describe("applyEvents", () => {
   it("applies events in order: one revision per event, each effect's row keyed by the step it came from", () => {
     const m = machine();
     const events = [probe(false), probe(false), probe(false), probe(false)];
-    const a = written(applyEvents(m, { line, policy, row: { health: null, revision: 7 }, events, now: NOW }));
+    const a = written(applyEvents(m, { line, policy, row: { health: initialHealth(NOW - 60_000), revision: 7 }, events, now: NOW }));
     expect(a.write).toMatchObject({ lineId: line.id, expectedRevision: 7, revision: 11, state: "cooldown" });
     expect(a.write.tickAt?.getTime()).toBe(NOW + policy.cooldownBaseMs);
     expect(a.eventRows.length).toBeGreaterThan(0);
@@ -68,13 +68,15 @@ describe("applyEvents", () => {
     expect(m.faults.counts()).toMatchObject({ unappliedResults: 0, failSafeCooldowns: 0 });
   });
 
-  it("writes a line never probed from core's initial health, and the state core's lineStatus gives", () => {
+  it("writes a line never probed from core's new-line health, and the state core's lineStatus gives", () => {
     const drained = { ...line, adminState: "drained" as const };
     const a = written(
       applyEvents(machine(), { line: drained, policy, row: { health: null, revision: 0 }, events: [probe(true)], now: NOW }),
     );
-    expect(a.moved.before).toEqual(initialHealth(NOW, "drained"));
+    expect(a.moved.before).toEqual(newLineHealth(NOW, "drained", policy));
     expect(a.write.state).toBe("drained");
+    // Under the overlay, its first result started its probation, and its one sample passing ended it.
+    expect(a.write.health.phase).toEqual({ state: "drained", resume: { state: "healthy" } });
   });
 
   it("takes a line to cooldown when a failing result among those it cannot apply, as one step", () => {

@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { HEALTH_STATES } from "@linewatch/core";
 import { type Lab, startLab } from "@linewatch/lab";
 import { Gauge, Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -181,7 +182,7 @@ describe("GET /metrics", () => {
     };
     expect(sampleValue(families, "linewatch_line_state", { line: "good", state: health.state })).toBe(1);
     expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good" && s.value === 1)).toHaveLength(1);
-    expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good")).toHaveLength(6);
+    expect(values(families, "linewatch_line_state").filter((s) => s.labels.line === "good")).toHaveLength(HEALTH_STATES.length);
     expect(sampleValue(families, "linewatch_line_score", { line: "good" })).toBeCloseTo(health.score, 6);
     expect(sampleValue(families, "linewatch_line_weight_factor_ratio", { line: "good" })).toBe(health.weightFactor);
     expect(sampleValue(families, "linewatch_line_info", { line: "good", tier: "paid", protocol: "openai-chat" })).toBe(1);

@@ -204,6 +204,9 @@ describe("POST /v1/outcomes: storing and judging", () => {
   });
 
   it("a healthy line's 1% of live 5xx is not suspect: no probe, no event", async () => {
+    // In service first: a new line earns its weight through its first probes (docs/health.md#new-lines).
+    const probed = await cp.request(`/v1/lines/${ids.calm}/probe`, { method: "POST", token: tokens.admin });
+    expect(probed.status).toBe(200);
     const before = evidence.length;
     for (let i = 0; i < 5; i++) await push(report([{ lineId: ids.calm, counts: { ok: 99, http_5xx: 1 } }]));
     await cp.engine.live.settled();

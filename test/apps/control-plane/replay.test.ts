@@ -58,7 +58,7 @@ beforeAll(async () => {
     });
     ids.set(name, line.id);
   }
-  ({ from, to } = await recordHistory(cp, lab, clock, { spanMs: SPAN, stepMs: STEP, faults: FAULTS }));
+  ({ from, to } = await recordHistory(cp, lab, clock, { spanMs: SPAN, stepMs: STEP, faults: FAULTS, warmUpMs: 2 * INTERVAL_SEC * 1000 }));
 }, 120_000);
 
 afterAll(async () => {
@@ -156,8 +156,9 @@ describe("policy replay over a recorded history", () => {
       expect(l?.proposed.downAt).toBe(new Date(looseAt).toISOString());
       expect(l?.change).toBe(looseAt - actual > 5_000 ? "later" : "same");
     }
-    // This seed's history, checked by hand against the failures above.
-    expect(strict.episodes.map((e) => e.change)).toEqual(["earlier", "earlier", "same"]);
+    // This seed's history, checked by hand against the failures above (the truncation's first two
+    // failures are a slot apart: the samples keep their phases, 15 s apart in the 60 s interval).
+    expect(strict.episodes.map((e) => e.change)).toEqual(["earlier", "earlier", "earlier"]);
     expect(strict.badEpisodeShare.change).toBeLessThan(0);
     expect(loose.summary.later).toBeGreaterThanOrEqual(1);
     expect(loose.badEpisodeShare.change).toBeGreaterThan(0);

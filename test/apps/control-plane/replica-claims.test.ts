@@ -2,6 +2,9 @@
 // claims back at once; on a shared database a replica that stopped beating loses its claims after
 // REPLICA_STALE_MS (not a lease of timeout + 30 s); and a probe that finishes after its claim moved
 // is not stored a second time. Time is a manual clock; the database is real (PGlite or PostgreSQL).
+
+import { spawnSync } from "node:child_process";
+import { hostname } from "node:os";
 import {
   claimDueProbesWithContext,
   heartbeatAndReleaseDead,
@@ -12,6 +15,7 @@ import {
 } from "@linewatch/db";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPLICA_STALE_MS } from "../../../apps/control-plane/src/prober/prober";
+import { goneOnThisHost } from "../../../apps/control-plane/src/prober/restart-claims";
 import { startTestControlPlane, type TestControlPlane } from "../../helpers/control-plane";
 import { ManualClock } from "../../helpers/manual-clock";
 import { lineRow, probeResultRow } from "../../helpers/rows";
@@ -107,6 +111,47 @@ describe("claims of a process that died", () => {
       expect(await cp.engine.prober.heartbeat()).toBe(0);
     }
     expect((await claims()).map((c) => c.claimed_by)).toEqual(["replica-live", "replica-live"]);
+  });
+
+  it("a starting replica takes over at once the claims of a replica on its host whose process is gone, whatever its id", async () => {
+    const db = cp.database.db;
+    const host = hostname();
+    const goneChild = spawnSync(process.execPath, ["-e", "0"]).pid; // exited: no process has its pid now
+    const rows = ["gone", "alive", "elsewhere", "previous-life"];
+    const sampleRows = await queryRows<{ sample_id: string }>(cp.database, "select sample_id from probe_schedule order by sample_id");
+    expect(sampleRows).toHaveLength(2);
+    const beat = (id: string, where: { host: string; pid: number }) => heartbeatAndReleaseDead(db, id, new Date(clock.now()), null, where);
+    await beat("gone", { host, pid: goneChild });
+    await beat("alive", { host, pid: process.ppid }); // the test runner: alive
+    await beat("elsewhere", { host: "another-host", pid: goneChild });
+    await beat("previous-life", { host, pid: process.pid }); // this process's pid, a replica it does not run
+    for (const [k, id] of ["gone", "previous-life"].entries())
+      await queryRows(
+        cp.database,
+        `update probe_schedule set claimed_by = '${id}', claimed_until = '${new Date(clock.now() + 3_600_000).toISOString()}' where sample_id = '${sampleRows[k]!.sample_id}'`,
+      );
+    expect(await cp.engine.prober.takeOverGone()).toBe(2);
+    expect((await claims()).map((c) => c.claimed_by)).toEqual([null, null]);
+    const left = await queryRows<{ id: string }>(cp.database, `select id from replicas where id in ('${rows.join("','")}') order by id`);
+    expect(left.map((r) => r.id)).toEqual(["alive", "elsewhere"]);
+    // A live replica's claims stay (and one on another host is the heartbeats' to judge).
+    await claimAllAs("alive");
+    expect(await cp.engine.prober.takeOverGone()).toBe(0);
+    expect((await claims()).map((c) => c.claimed_by)).toEqual(["alive", "alive"]);
+    await queryRows(cp.database, "update probe_schedule set claimed_by = null, claimed_until = null");
+  });
+
+  it("the restart rule: gone pids, this pid when this process does not run that replica; not its own id, not an unknown pid", () => {
+    const self = { id: "me", host: "h", pid: 100 };
+    const rows = [
+      { id: "me", pid: 100 },
+      { id: "dead", pid: 7 },
+      { id: "live", pid: 8 },
+      { id: "old-life", pid: 100 },
+      { id: "sibling", pid: 100 },
+      { id: "old-version", pid: null },
+    ];
+    expect(goneOnThisHost(rows, self, (pid) => pid === 8, new Set(["me", "sibling"]))).toEqual(["dead", "old-life"]);
   });
 
   it("a probe that finishes after its claim moved to another replica is not stored twice, and leaves that claim alone", async () => {

@@ -168,27 +168,44 @@ describe("claimDueProbesWithContext", () => {
     const db = database.db;
     const [s1, s2] = sampleIds as [string, string];
     for (const s of sampleIds) await deleteScheduleRow(db, otherLineId, s);
+    // Phases a quarter and three quarters into an 80 s interval: regular slots at +20 s and +60 s.
     await insertScheduleRows(db, [
-      { lineId, sampleId: s1, nextAt: new Date(T0 + 200_000) },
-      { lineId, sampleId: s2, nextAt: new Date(T0 + 200_000) },
+      { lineId, sampleId: s1, nextAt: new Date(T0 + 100_000), phase: 0.25 },
+      { lineId, sampleId: s2, nextAt: new Date(T0 + 140_000), phase: 0.75 },
     ]);
     await ensureLinesHealth(db, [
       { lineId, health: { ...initialHealth(T0), fastProbeUntil: T0 + 999_999 }, state: "healthy", now: new Date(T0) },
     ]);
     await ensureLinesHealth(db, [{ lineId: otherLineId, health: initialHealth(T0), state: "healthy", now: new Date(T0) }]);
-    // A trend alert's effect, applied: fast until T0 + 999 999, pending slots 40 s sooner (200 000 → 160 000).
-    await setFastProbing(db, lineId, new Date(T0 + 999_999), new Date(T0), 40_000);
-    expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 159_999), new Date(T0 + 300_000), 10)).toEqual([]);
-    const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 160_000), new Date(T0 + 300_000), 1);
-    expect(claimed).toHaveLength(1);
-    const rest = await claimDueProbesWithContext(db, "r1", new Date(T0 + 160_000), new Date(T0 + 300_000), 10);
+    // A trend alert's effect, applied at T0 + 65 s with a 40 s fast interval: each pending slot comes
+    // forward to its own phase's next fast slot (offsets 10 s and 30 s of 40 s), not onto one slot.
+    await setFastProbing(db, lineId, new Date(T0 + 999_999), new Date(T0 + 65_000), 40_000);
+    expect((await listSchedule(db)).filter((r) => r.lineId === lineId).map((r) => [r.sampleId, r.nextAt.getTime() - T0, r.phase])).toEqual(
+      expect.arrayContaining([
+        [s1, 90_000, 0.25],
+        [s2, 70_000, 0.75],
+      ]),
+    );
+    expect(await claimDueProbesWithContext(db, "r1", new Date(T0 + 69_999), new Date(T0 + 300_000), 10)).toEqual([]);
+    const claimed = await claimDueProbesWithContext(db, "r1", new Date(T0 + 70_000), new Date(T0 + 300_000), 10);
+    expect(claimed.map((c) => c.sampleId)).toEqual([s2]);
+    const rest = await claimDueProbesWithContext(db, "r1", new Date(T0 + 90_000), new Date(T0 + 300_000), 10);
     const both = [...claimed, ...rest].sort((a, b) => a.sampleId.localeCompare(b.sampleId));
     const newest = new Map([
       [s1, T0 + 10],
       [s2, T0 + 104_000],
     ]);
+    const slots = new Map([
+      [s1, T0 + 90_000],
+      [s2, T0 + 70_000],
+    ]);
     for (const c of both) {
-      expect(c).toMatchObject({ lineId, nextAt: new Date(T0 + 160_000), trigger: "schedule", newestResultAt: newest.get(c.sampleId) });
+      expect(c).toMatchObject({
+        lineId,
+        nextAt: new Date(slots.get(c.sampleId)!),
+        trigger: "schedule",
+        newestResultAt: newest.get(c.sampleId),
+      });
       expect(c.fast).toBe(true);
     }
     // The same window, claimed after it closed or while the line is in cooldown: not fast.

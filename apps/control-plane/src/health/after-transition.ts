@@ -20,10 +20,10 @@ export async function afterTransition(parts: FollowUpParts, { line, before, heal
   for (const e of effects) {
     if (e.kind === "reprobe") await expediteProbe(db, line.id, e.sampleId, new Date(e.at), "confirm");
     if (e.kind === "fast_probe_until") {
-      const { fastSavingMs } = parts.policies.of(await parts.registry.get(), line);
-      // Pending probes come forward by what the fast interval saves.
+      const { fastIntervalMs } = parts.policies.of(await parts.registry.get(), line);
+      // Pending probes come forward to their own slots at the fast interval (each keeps its phase).
       const now = new Date(parts.deps.clock.now());
-      await setFastProbing(db, line.id, new Date(e.until), now, fastSavingMs);
+      if (fastIntervalMs !== undefined) await setFastProbing(db, line.id, new Date(e.until), now, fastIntervalMs);
     }
   }
   const moved = weightFactor(before) !== weightFactor(health) || before.phase.state !== health.phase.state;

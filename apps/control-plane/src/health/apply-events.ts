@@ -4,8 +4,8 @@ import {
   type HealthEffect,
   type HealthEvent,
   type HealthPolicy,
-  initialHealth,
   lineStatus,
+  newLineHealth,
   nextTickAt,
   servicePhase,
   type Transition,
@@ -99,7 +99,7 @@ function runTransitions(machine: HealthMachine, before: Health, { events, policy
  */
 export function applyEvents(machine: HealthMachine, input: LineEvents): Applied {
   const { line, policy, row, events, now } = input;
-  const before = row.health ?? initialHealth(now, line.adminState);
+  const before = row.health ?? newLineHealth(now, line.adminState, policy);
   let judged: Judged;
   try {
     judged = runTransitions(machine, before, input);

@@ -1,8 +1,8 @@
-import { type HealthPolicy, initialHealth, lineStatus } from "@linewatch/core";
+import { type HealthPolicy, lineStatus, newLineHealth } from "@linewatch/core";
 import { type Database, ensureLinesHealth } from "@linewatch/db";
 import type { CachedLine } from "../registry-cache";
 
-/** Lines' health rows: each created once with core's initial health (never per event). */
+/** Lines' health rows: each created once with core's new-line health, unprobed (never per event). */
 export class HealthRows {
   /** Lines whose health row is known to exist. */
   private readonly known = new Set<string>();
@@ -17,7 +17,7 @@ export class HealthRows {
       this.database.db,
       missing.map((line) => ({
         lineId: line.id,
-        health: initialHealth(now, line.adminState),
+        health: newLineHealth(now, line.adminState, policyOf(line)),
         // A line never probed: its status as core gives it (null health).
         state: lineStatus(line.adminState, null, policyOf(line), now).state,
         now: new Date(now),

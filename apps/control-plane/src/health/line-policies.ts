@@ -6,8 +6,10 @@ export interface LinePolicy {
   policy: HealthPolicy;
   /** The line's probe interval; undefined when its budget allows no probe at all (core then assumes its default). */
   intervalMs: number | undefined;
-  /** How much sooner a line probes at its fast interval (0 without a finite interval). */
-  fastSavingMs: number;
+  /** The samples that apply to the line: a new line is in service once each has passed (docs/health.md#new-lines). */
+  sampleIds: string[];
+  /** The line's fast interval (after a trend alert); undefined when its budget allows no probe at all. */
+  fastIntervalMs: number | undefined;
 }
 
 /** Each line's health policy and probe intervals, worked out once per registry snapshot. */
@@ -18,14 +20,15 @@ export class LinePolicies {
     if (this.held?.snapshot !== snapshot) this.held = { snapshot, byLine: new Map() };
     let entry = this.held.byLine.get(line.id);
     if (!entry) {
-      const samples = applicableSamples(line, snapshot.samples.values()).length;
+      const applicable = applicableSamples(line, snapshot.samples.values());
+      const samples = applicable.length;
       const interval = probeIntervalMs(line, samples);
       const fast = probeIntervalMs(line, samples, { fast: true });
-      const finite = Number.isFinite(interval) && Number.isFinite(fast);
       entry = {
         policy: linePolicy(line, snapshot.routes),
         intervalMs: Number.isFinite(interval) ? interval : undefined,
-        fastSavingMs: finite ? interval - fast : 0,
+        fastIntervalMs: Number.isFinite(fast) ? fast : undefined,
+        sampleIds: applicable.map((s) => s.id),
       };
       this.held.byLine.set(line.id, entry);
     }

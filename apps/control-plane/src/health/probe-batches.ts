@@ -137,10 +137,10 @@ export class ProbeBatches {
     const dropped = new Set<string>();
     for (const row of rows) {
       const line = lineIn(snapshot, row.lineId);
-      const { policy, intervalMs } = this.parts.policies.of(snapshot, line);
+      const { policy, intervalMs, sampleIds } = this.parts.policies.of(snapshot, line);
       const score = lineScoreOf(row.sums, now);
       const mine = byLine.get(row.lineId) ?? [];
-      const events = mine.map((result) => ({ type: "probe" as const, result, lineScore: score ?? result.score, intervalMs }));
+      const events = mine.map((result) => ({ type: "probe" as const, result, lineScore: score ?? result.score, intervalMs, sampleIds }));
       const outcome = applyEvents(this.parts.machine, { line, policy, row, events, now });
       if (!outcome.ok) {
         for (const r of mine) applied.set(r, null); // counted; nothing to write

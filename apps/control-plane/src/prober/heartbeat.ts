@@ -1,5 +1,6 @@
 import { heartbeatAndReleaseDead } from "@linewatch/db";
 import type { AppDeps } from "../deps";
+import type { ProcessPlace } from "./restart-claims";
 
 /**
  * A replica beats every 2 s (scheduler.ts); one not heard from for REPLICA_STALE_MS is taken for
@@ -17,6 +18,8 @@ export class ReplicaHeartbeat {
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger">,
     private readonly replica: string,
+    /** Recorded with each beat, so a process restarted on this host can tell this one is gone (restart-claims.ts). */
+    private readonly place: ProcessPlace | null = null,
   ) {}
 
   /**
@@ -36,6 +39,7 @@ export class ReplicaHeartbeat {
         this.replica,
         new Date(now),
         judge ? new Date(now - REPLICA_STALE_MS) : null,
+        this.place,
       );
       this.lastBeat = now;
       if (released > 0) this.deps.logger.info("released the claims of replicas that stopped beating", { released });

@@ -1,4 +1,4 @@
-import { anchoredLength, jitterOffsetMs, probeIntervalMs } from "@linewatch/core";
+import { anchoredLength, phaseAt, probeIntervalMs, slotAfter } from "@linewatch/core";
 import {
   type ClaimCompletion,
   type ClaimedProbe,
@@ -16,6 +16,7 @@ import { LengthAnchors } from "./length-anchors";
 import { LineSamples } from "./line-samples";
 import { type ProberStats, ProbeSender } from "./probe-sender";
 import { RelayTracks } from "./relay-tracks";
+import { type ProcessPlace, runsHere, takeOverGoneReplicas, thisProcess } from "./restart-claims";
 import { ResultStore } from "./result-store";
 import { isProbed, MAX_SCHEDULE_MS, ScheduleReconciler } from "./schedule-reconciler";
 
@@ -30,14 +31,17 @@ export interface ProberHooks {
 }
 
 /**
- * When a claimed probe's (line, sample) is due next. Regular slots keep their cadence: a confirming
- * probe stands in front of a regular slot and hands it back (regularAt), so samples never bunch up.
- * Never in the past.
+ * When a claimed probe's (line, sample) is due next: the next slot of its phase at the interval it
+ * probes at now (core's slots.ts), so samples keep their places in the interval through fast probing
+ * and after it. A confirming probe stands in front of a regular slot and hands it back (regularAt).
+ * Never in the past: a probe sent over an interval late takes its next slot after now.
  */
-function nextDueAt(row: ClaimedProbe, intervalMs: number, now: number, rng: () => number): number {
+export function nextDueAt(row: Pick<ClaimedProbe, "trigger" | "nextAt" | "phase" | "regularAt">, intervalMs: number, now: number): number {
   const step = Math.min(intervalMs, MAX_SCHEDULE_MS);
-  const next = row.trigger === "confirm" ? (row.regularAt ?? now + step) : row.nextAt.getTime() + step;
-  return next <= now ? now + jitterOffsetMs(rng, Math.min(intervalMs, 5_000)) : next;
+  const phase = row.phase ?? phaseAt(row.regularAt ?? row.nextAt.getTime(), step);
+  if (row.trigger === "confirm" && row.regularAt !== null && row.regularAt > now) return row.regularAt;
+  const next = slotAfter(row.trigger === "confirm" ? now : row.nextAt.getTime(), phase, step);
+  return next > now ? next : slotAfter(now, phase, step);
 }
 
 /**
@@ -67,15 +71,18 @@ export class Prober {
   private readonly claims: DueClaims;
   private readonly sender: ProbeSender;
   private readonly results: ResultStore;
+  private readonly place: ProcessPlace = thisProcess();
+  private readonly leaveHere: () => void;
 
   constructor(
     private readonly deps: Pick<AppDeps, "database" | "clock" | "logger" | "config" | "dnsLookup">,
     private readonly registry: RegistryCache,
     hooks: ProberHooks,
-    private readonly rng: () => number = Math.random,
+    rng: () => number = Math.random,
   ) {
     this.replica = deps.config.replicaId ?? `cp-${process.pid}-${Math.floor(rng() * 1e9).toString(36)}`;
-    this.heartbeats = new ReplicaHeartbeat(deps, this.replica);
+    this.heartbeats = new ReplicaHeartbeat(deps, this.replica, this.place);
+    this.leaveHere = runsHere(this.replica);
     this.reconciler = new ScheduleReconciler(deps, registry, this.samples, this.baselines, rng);
     this.claims = new DueClaims(deps, registry, this.replica, {
       prepare: (claimed) => this.prepare(claimed),
@@ -103,6 +110,11 @@ export class Prober {
   /** Tell the other replicas this one is alive and release the claims of those that stopped beating (ReplicaHeartbeat). */
   heartbeat(): Promise<number> {
     return this.heartbeats.beat();
+  }
+
+  /** At start: release the claims of replicas on this host whose process is gone (restart-claims.ts). */
+  takeOverGone(): Promise<number> {
+    return takeOverGoneReplicas(this.deps, { ...this.place, id: this.replica });
   }
 
   /** Ids of the lines the last reconcile could not schedule. */
@@ -160,6 +172,7 @@ export class Prober {
   async close(): Promise<void> {
     await this.claims.close();
     await this.sender.close();
+    this.leaveHere();
   }
 
   /** A claimed batch is about to go out: baselines another replica moved are read (one query), anchors kept. */
@@ -200,7 +213,7 @@ export class Prober {
     const relay = this.relay.of(snapshot, line, sample, samples, this.deps.clock.now());
     const input = await this.sender.send({ line, sample, trigger: row.trigger, slot, lengths, relay });
     const interval = probeIntervalMs(line, samples.length, { fast: row.fast });
-    const next = nextDueAt(row, interval, this.deps.clock.now(), this.rng);
+    const next = nextDueAt(row, interval, this.deps.clock.now());
     const completion: ClaimCompletion = { lineId: row.lineId, sampleId: row.sampleId, claimedAt: row.nextAt, nextAt: new Date(next) };
     await this.results.store(line, sample, { input, completion });
   }

@@ -1,5 +1,5 @@
-import { jitterOffsetMs, probeIntervalMs, sampleOffsetsMs } from "@linewatch/core";
-import { deleteScheduleRow, insertScheduleRows, listScheduleKeys } from "@linewatch/db";
+import { jitterOffsetMs, probeIntervalMs, samplePhases, slotAtOrAfter } from "@linewatch/core";
+import { deleteScheduleRow, insertScheduleRows, listScheduleKeys, setSchedulePhases } from "@linewatch/db";
 import type { AppDeps } from "../deps";
 import type { CachedLine, RegistrySnapshot } from "../registry-cache";
 import type { BaselineCache } from "./baseline-cache";
@@ -18,11 +18,12 @@ export const MAX_SCHEDULE_MS = 365 * 86_400_000;
 /** A reconcile that finds the registry as the last one did skips the database, for at most this long. */
 const RECONCILE_FULL_MS = 60_000;
 
-/** A schedule row the registry asks for: its offset from now within the line's interval. */
+/** A schedule row the registry asks for: its phase (core's slots.ts) and the interval its first slot is at. */
 interface Wanted {
   lineId: string;
   sampleId: string;
-  offset: number;
+  phase: number;
+  intervalMs: number;
 }
 
 /** Keeps the shared schedule what the registry asks for. */
@@ -46,7 +47,7 @@ export class ScheduleReconciler {
 
   /**
    * Make the schedule match the registry: a row per (probed line, applicable sample), spread across
-   * the line's interval from a random start, and none for anything else. When the registry asks
+   * the line's interval from a random start (each row's phase), and none for anything else. When the registry asks
    * for what it asked for last time, the database is left alone (at most RECONCILE_FULL_MS).
    */
   async reconcile(): Promise<void> {
@@ -61,8 +62,19 @@ export class ScheduleReconciler {
     const have = new Set(existing.map((r) => `${r.lineId}/${r.sampleId}`));
     const inserts = [...want.entries()]
       .filter(([k]) => !have.has(k))
-      .map(([, w]) => ({ lineId: w.lineId, sampleId: w.sampleId, nextAt: new Date(now + w.offset) }));
+      .map(([, w]) => ({
+        lineId: w.lineId,
+        sampleId: w.sampleId,
+        phase: w.phase,
+        nextAt: new Date(slotAtOrAfter(now, w.phase, w.intervalMs)),
+      }));
     await insertScheduleRows(db, inserts);
+    // Rows stored before phases take the spread ones; their slots move there as they are handed back.
+    const phaseless = existing.flatMap((r) => {
+      const w = r.phase === null ? want.get(`${r.lineId}/${r.sampleId}`) : undefined;
+      return w ? [{ lineId: w.lineId, sampleId: w.sampleId, phase: w.phase }] : [];
+    });
+    await setSchedulePhases(db, phaseless);
     for (const row of existing) {
       if (!want.has(`${row.lineId}/${row.sampleId}`)) await deleteScheduleRow(db, row.lineId, row.sampleId);
     }
@@ -87,9 +99,10 @@ export class ScheduleReconciler {
           );
         continue;
       }
-      const offsets = sampleOffsetsMs(jitterOffsetMs(this.rng, interval), interval, samples.length);
+      // A random start per line (lines do not all probe at once), its samples spread evenly from it.
+      const phases = samplePhases(jitterOffsetMs(this.rng, interval) / interval, samples.length);
       for (const [k, sample] of samples.entries())
-        want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, offset: offsets[k] ?? 0 });
+        want.set(`${line.id}/${sample.id}`, { lineId: line.id, sampleId: sample.id, phase: phases[k] ?? 0, intervalMs: interval });
     }
     this.unschedulable = unschedulable;
     return want;

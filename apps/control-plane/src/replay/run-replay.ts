@@ -5,6 +5,7 @@ import type { ReplayRequest } from "@linewatch/contract";
 import {
   applicableSamples,
   buildReport,
+  DEFAULT_HEALTH_POLICY,
   type HealthPolicy,
   linePolicy,
   PolicyReplay,
@@ -19,6 +20,7 @@ import {
   type ReplayRoute,
   type ReplayRun,
   recordedStart,
+  unprobedFactor,
 } from "@linewatch/core";
 import { countReplayResults, firstReplayResultAt, replayEventPages, replayEventsBefore, replayResultPages } from "@linewatch/db";
 import type { AppDeps } from "../deps";
@@ -74,7 +76,8 @@ interface Resolved {
 
 /** A line as the replay runs it, with the probe interval the live path gives its health machine. */
 function toReplayLine(l: CachedLine, snapshot: RegistrySnapshot): ReplayLine {
-  const interval = probeIntervalMs(l, applicableSamples(l, snapshot.samples.values()).length);
+  const samples = applicableSamples(l, snapshot.samples.values());
+  const interval = probeIntervalMs(l, samples.length);
   return {
     id: l.id,
     name: l.name,
@@ -84,6 +87,8 @@ function toReplayLine(l: CachedLine, snapshot: RegistrySnapshot): ReplayLine {
     routes: l.routes,
     protocol: l.protocol,
     ...(Number.isFinite(interval) ? { intervalMs: interval } : {}),
+    createdAt: Date.parse(l.createdAt),
+    sampleIds: samples.map((s) => s.id),
   };
 }
 
@@ -243,9 +248,20 @@ export async function runReplay(
   const copy = { from: r.from, to: r.to, lineIds: r.lineFilter };
   const pages = () =>
     replayResultPages(db, range, { withComponents: rescoring, ...signal, ...(opts.pageSize ? { pageSize: opts.pageSize } : {}) });
+  // A line is new within the range (it starts unprobed, as it did: docs/health.md#new-lines) when it
+  // was registered within the range asked for (which starts at the first result when that is later)
+  // and nothing was recorded of it before: registration times come from the database's clock,
+  // events from the control plane's.
+  const before = await replayEventsBefore(db, range.from);
+  const recordedBefore = new Set(before.flatMap((e) => (e.lineId === null ? [] : [e.lineId])));
+  const replayLines = r.replayLines.map((l) => {
+    const { createdAt, ...known } = l;
+    if (createdAt === undefined || createdAt < asked.from || recordedBefore.has(l.id)) return known;
+    return { ...known, createdAt: Math.max(createdAt, r.from) };
+  });
   // A large range runs in parts, a worker thread each, when the lines fall into route-disjoint parts.
   const workers = opts.workers ?? deps.config.replayWorkers;
-  const parts = workers > 1 && total >= (opts.partsFrom ?? PARTS_FROM) ? partitionReplay(r.replayLines, r.replayRoutes, workers) : [];
+  const parts = workers > 1 && total >= (opts.partsFrom ?? PARTS_FROM) ? partitionReplay(replayLines, r.replayRoutes, workers) : [];
   let proposed: ReplayRun;
   if (parts.length > 1) {
     const parted = startReplayParts(parts, { ...setup, rescoring, timelineLine: r.timelineLine });
@@ -263,7 +279,7 @@ export async function runReplay(
       await parted.stop();
     }
   } else {
-    const replay = new PolicyReplay({ ...setup, lines: r.replayLines, routes: r.replayRoutes, keepPoints });
+    const replay = new PolicyReplay({ ...setup, lines: replayLines, routes: r.replayRoutes, keepPoints });
     const batches = client !== null ? copyResultBatches(client, copy, { rescoring, ...signal }) : pages();
     await readAhead(batches, opts.signal, async (page) => {
       for (const row of page) replay.push(row);
@@ -275,9 +291,12 @@ export async function runReplay(
 
   const recorded = new RecordedTimeline(
     r,
-    r.replayLines,
+    replayLines,
     r.replayRoutes,
-    recordedStart(await replayEventsBefore(db, range.from), r.replayLines),
+    recordedStart(before, replayLines, {
+      from: r.from,
+      factorOf: (id) => unprobedFactor(r.policies.get(id) ?? DEFAULT_HEALTH_POLICY),
+    }),
     keepPoints,
   );
   for await (const page of replayEventPages(db, range, opts.signal ? { signal: opts.signal } : {})) for (const e of page) recorded.push(e);

@@ -1,10 +1,19 @@
 // How a route is created, changed and deleted: the policy check, the write, telling the engine, and
 // the route as the API shows it (its lines and warnings).
 import type { RouteCreate, RoutePatch, RouteResponse } from "@linewatch/contract";
-import { type AdminState, checkRouteOverrides, OVERRIDE_FIELDS, routeWarnings, type Tier } from "@linewatch/core";
+import {
+  type AdminState,
+  applicableSamples,
+  checkRouteOverrides,
+  OVERRIDE_FIELDS,
+  routeWarnings,
+  type Tier,
+  unprobedKind,
+} from "@linewatch/core";
 import {
   deleteRoute,
   getRouteRow,
+  healthOfLines,
   insertRoute,
   listRouteRows,
   type RouteRow,
@@ -95,6 +104,21 @@ export class RouteService {
 
   private async describe(row: RouteRow): Promise<RouteResponse> {
     const members = await routeMembers(this.db, row.name);
+    // Which members no probe has judged (docs/health.md#new-lines): a line without a health row is unprobed.
+    const snapshot = await this.engine.registry.get();
+    const states = new Map(
+      (
+        await healthOfLines(
+          this.db,
+          members.map((m) => m.id),
+        )
+      ).map((h) => [h.lineId, h.state]),
+    );
+    const unprobed = (id: string) => {
+      const line = snapshot.lines.get(id);
+      const samples = line ? applicableSamples(line, snapshot.samples.values()).length : 1;
+      return unprobedKind(states.get(id) ?? "unprobed", samples);
+    };
     return {
       name: row.name,
       freeShareCap: row.freeShareCap,
@@ -102,7 +126,17 @@ export class RouteService {
       policy: row.policy ?? null,
       lines: members.map(({ maxShare: _m, protocol: _p, ...m }) => m),
       warnings: routeWarnings(
-        members.map((m) => ({ tier: m.tier as Tier, maxShare: m.maxShare, adminState: m.adminState as AdminState, protocol: m.protocol })),
+        members.map((m) => {
+          const kind = unprobed(m.id);
+          return {
+            name: m.name,
+            tier: m.tier as Tier,
+            maxShare: m.maxShare,
+            adminState: m.adminState as AdminState,
+            protocol: m.protocol,
+            ...(kind ? { unprobed: kind } : {}),
+          };
+        }),
         { freeShareCap: row.freeShareCap },
       ).map((w) => w.message),
       createdAt: row.createdAt.toISOString(),

@@ -4,7 +4,7 @@
 import type { AdminState } from "../types";
 import type { Health, HealthEffect, HealthState, Transition } from "./health-types";
 import type { HealthPolicy } from "./policy";
-import { initialHealth } from "./transition";
+import { newLineHealth } from "./transition";
 import { isAdminPhase, servicePhase, weightFactor } from "./weight-factor";
 
 /**
@@ -17,11 +17,11 @@ import { isAdminPhase, servicePhase, weightFactor } from "./weight-factor";
 export function failSafeCooldown(
   health: Health | null,
   adminState: AdminState,
-  policy: Pick<HealthPolicy, "cooldownBaseMs">,
+  policy: Pick<HealthPolicy, "cooldownBaseMs" | "hardRatePrior" | "probationSteps">,
   now: number,
   cause: { detail: string; probeIds: string[] },
 ): Transition {
-  const base = health ?? initialHealth(now, adminState);
+  const base = health ?? newLineHealth(now, adminState, policy);
   if (servicePhase(base).state === "cooldown") return { health: base, effects: [] };
   const cooldown = { state: "cooldown", since: now, until: now + policy.cooldownBaseMs, durationMs: policy.cooldownBaseMs } as const;
   const phase = isAdminPhase(base.phase) ? { state: base.phase.state, resume: cooldown } : cooldown;

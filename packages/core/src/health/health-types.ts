@@ -5,7 +5,7 @@ import type { ShapeTrack } from "../shape/shape";
 import type { AdminState, ProbeResult } from "../types";
 import type { UsageStep, UsageTrack } from "../usage/usage";
 
-export const HEALTH_STATES = ["healthy", "degraded", "cooldown", "probation", "drained", "disabled"] as const;
+export const HEALTH_STATES = ["healthy", "degraded", "cooldown", "probation", "unprobed", "drained", "disabled"] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];
 
 /** The phases the probes drive; an admin overlay (drained/disabled) keeps one underneath. */
@@ -25,7 +25,17 @@ export type ServicePhase =
       stage: number;
       stageSince: number;
       stagePasses: number;
-    };
+      /**
+       * A new line earning its weight (docs/health.md#new-lines): the samples it has passed so far; it
+       * is in service once each of its samples has passed once. Absent: probation after a cooldown.
+       */
+      newLine?: { passed: string[] };
+    }
+  /**
+   * A line no probe has judged yet (new, or no sample applies to it): it carries the probation share
+   * and its routes warn (docs/health.md#new-lines). Its first probe result starts its probation.
+   */
+  | { state: "unprobed" };
 
 export type AdminPhase = { state: "drained" | "disabled"; resume: ServicePhase };
 
@@ -132,7 +142,14 @@ export type HealthEvent =
    * `lineScore`: the mean of the line's last 10 min of probe scores, this probe included.
    * `intervalMs`: the line's probe interval (a cooldown is doubled at most once per interval).
    */
-  | { type: "probe"; result: HealthProbe; lineScore: number; intervalMs?: number }
+  | {
+      type: "probe";
+      result: HealthProbe;
+      lineScore: number;
+      intervalMs?: number;
+      /** The ids of the samples that apply to the line: a new line is in service once each has passed (absent: the probe's own). */
+      sampleIds?: readonly string[];
+    }
   /** Time passes: cooldown end, probation steps, hold expiry. */
   | { type: "tick" }
   | { type: "admin"; adminState: AdminState }
@@ -152,6 +169,8 @@ export const HEALTH_REASONS = [
   "probation_step",
   "probation_complete",
   "probation_failure",
+  /** A new line's first probe result: it earns its weight through probation (docs/health.md#new-lines). */
+  "first_probe",
   "line_score",
   "hold_expired",
   "admin",

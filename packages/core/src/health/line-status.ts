@@ -5,14 +5,14 @@ import type { AdminState } from "../types";
 import { describeHealth, type HealthView } from "./describe-health";
 import type { Health, HealthState } from "./health-types";
 import type { HealthPolicy } from "./policy";
-import { initialHealth } from "./transition";
+import { newLineHealth } from "./transition";
 
 /**
  * How a status is shown: `ok` (healthy, full weight), `degraded` (graded down), `down` (cooldown,
- * weight 0), `recovering` (probation), `off` (drained or disabled by an operator). A line at weight 0
- * is never shown in the colour of a good score.
+ * weight 0), `recovering` (probation), `unjudged` (unprobed: no probe has judged it), `off` (drained or
+ * disabled by an operator). A line at weight 0 is never shown in the colour of a good score.
  */
-export const STATUS_TONES = ["ok", "degraded", "down", "recovering", "off"] as const;
+export const STATUS_TONES = ["ok", "degraded", "down", "recovering", "unjudged", "off"] as const;
 export type StatusTone = (typeof STATUS_TONES)[number];
 
 export interface LineStatus extends Omit<HealthView, "state" | "weightFactor"> {
@@ -30,17 +30,19 @@ const TONES: Record<HealthState, StatusTone> = {
   degraded: "degraded",
   cooldown: "down",
   probation: "recovering",
+  unprobed: "unjudged",
   drained: "off",
   disabled: "off",
 };
 
 /**
- * The status of a line from its registry admin state and its stored health (null: never probed).
+ * The status of a line from its registry admin state and its stored health (null: never probed, so
+ * unprobed at the probation share: docs/health.md#new-lines).
  * The registry's admin state wins: health's own admin overlay follows it a moment later, after the
  * admin event is applied, and a reader must not show the line in service meanwhile.
  */
 export function lineStatus(adminState: AdminState, health: Health | null, policy: HealthPolicy, now: number): LineStatus {
-  const h = health ?? initialHealth(now, adminState);
+  const h = health ?? newLineHealth(now, adminState, policy);
   const { state: _shown, weightFactor: _factor, ...view } = describeHealth(h, policy);
   const score = h.lineScore;
   if (adminState !== "active") return { ...view, state: adminState, factor: 0, score, tone: TONES[adminState] };

@@ -28,8 +28,11 @@ function parsePhase(v: unknown): Phase | null {
     case "probation": {
       const stageSince = numOrNull(v.stageSince);
       if (stageSince === null) return null;
-      return { state: "probation", stage: num(v.stage, 0), stageSince, stagePasses: num(v.stagePasses, 0) };
+      const phase = { state: "probation" as const, stage: num(v.stage, 0), stageSince, stagePasses: num(v.stagePasses, 0) };
+      return isRecord(v.newLine) ? { ...phase, newLine: { passed: strings(v.newLine.passed) } } : phase;
     }
+    case "unprobed":
+      return { state: "unprobed" };
     case "drained":
     case "disabled": {
       const resume = parsePhase(v.resume);

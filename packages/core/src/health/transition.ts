@@ -18,7 +18,7 @@ import type { Health, HealthEffect, HealthEvent, HealthProbe, HealthReason, Leng
 import { trackLength } from "./lengths";
 import { DEFAULT_HEALTH_POLICY, type HealthPolicy } from "./policy";
 import { stepTrend } from "./trend";
-import { heldFactor, isAdminPhase, servicePhase, targetFactor, weightFactor } from "./weight-factor";
+import { heldFactor, isAdminPhase, servicePhase, targetFactor, unprobedFactor, weightFactor } from "./weight-factor";
 
 /** A probe interval to assume when the caller gives none (docs/api.md default). */
 const DEFAULT_INTERVAL_MS = 45_000;
@@ -28,13 +28,30 @@ const HOUR = 3_600_000;
 /** Cooldown start times kept for the backoff. */
 const MAX_COOLDOWNS_KEPT = 12;
 
-/** A new line: healthy at full weight (or under an admin overlay). */
+/**
+ * A line nobody has judged yet (docs/health.md#new-lines): unprobed at the first probation share (or
+ * under an admin overlay). Its first probe result starts its probation; it is in service at full
+ * weight once each of its samples has passed once, so a line bad from its first probe never carries
+ * more than that share.
+ */
+export function newLineHealth(
+  now: number,
+  adminState: AdminState = "active",
+  policy: Pick<HealthPolicy, "hardRatePrior" | "probationSteps"> = DEFAULT_HEALTH_POLICY,
+): Health {
+  return { ...initialHealth(now, adminState, policy, { state: "unprobed" }), factor: unprobedFactor(policy) };
+}
+
+/**
+ * A line taken to be in service: healthy at full weight (or under an admin overlay). What a replay
+ * starts its recorded lines from; a line the registry just got starts with newLineHealth.
+ */
 export function initialHealth(
   now: number,
   adminState: AdminState = "active",
   policy: Pick<HealthPolicy, "hardRatePrior"> = DEFAULT_HEALTH_POLICY,
+  service: ServicePhase = { state: "healthy" },
 ): Health {
-  const service: ServicePhase = { state: "healthy" };
   return {
     phase: adminState === "active" ? service : { state: adminState, resume: service },
     since: now,
@@ -91,7 +108,8 @@ export function transition(health: Health, event: HealthEvent, policy: HealthPol
   const d: Draft = { h: cloneHealth(health), effects: [], cause: null, event, policy, now };
   // Timers first, so a late event (or one after a restart) sees the phase it should.
   advanceTime(d);
-  if (event.type === "probe") applyProbe(d, event.result, event.lineScore, event.intervalMs ?? DEFAULT_INTERVAL_MS);
+  if (event.type === "probe")
+    applyProbe(d, event.result, event.lineScore, event.intervalMs ?? DEFAULT_INTERVAL_MS, event.sampleIds ?? [event.result.sampleId]);
   else if (event.type === "admin") applyAdmin(d, event.adminState);
   else if (event.type === "live") applyLive(d, event.suspect, event.reason, event.probeIds);
   settleFactor(d);
@@ -142,17 +160,21 @@ function stepProbation(d: Draft, op: Extract<ServicePhase, { state: "probation" 
   if (nextFactor !== undefined) {
     setService(
       d,
-      { state: "probation", stage, stageSince: d.now, stagePasses: 0 },
+      { ...op, stage, stageSince: d.now, stagePasses: 0 },
       cause("probation_step", `probation passed for ${minutes(d.policy.probationStepMs)}: ${pct(nextFactor)}`),
     );
     return;
   }
+  completeProbation(d, cause("probation_complete", "probation complete"));
+}
+
+/** Back in service: healthy at full weight, or degraded while the score (or the hold) keeps it lower. */
+function completeProbation(d: Draft, cause: Cause): void {
   d.h.lastCooldownMs = null;
   // The recent wrong-answer rate still remembers the fault; the line has just proven itself without it.
   d.h.evidence = { ...d.h.evidence, recentContent: {}, checked: {} };
-  // Back in service: healthy at full weight, or degraded while the score (or the hold) keeps it lower.
   const factor = heldFactor(d.h.factor, targetFactor({ state: "healthy" }, d.h, d.policy), d.h.holdUntil, d.now);
-  setService(d, { state: factor >= 1 ? "healthy" : "degraded" }, cause("probation_complete", "probation complete"));
+  setService(d, { state: factor >= 1 ? "healthy" : "degraded" }, cause);
 }
 
 function outcomeOf(r: HealthProbe): ProbeOutcome {
@@ -160,8 +182,19 @@ function outcomeOf(r: HealthProbe): ProbeOutcome {
   return r.passed ? "pass" : "content";
 }
 
-function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: number): void {
+function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: number, sampleIds: readonly string[]): void {
   const { policy, now } = d;
+  // A new line's first result starts its probation: it earns its weight from here (docs/health.md#new-lines).
+  if (servicePhase(d.h).state === "unprobed")
+    setService(
+      d,
+      { state: "probation", stage: 0, stageSince: now, stagePasses: 0, newLine: { passed: [] } },
+      {
+        reason: "first_probe",
+        detail: `first probe result: on probation until each of its ${sampleIds.length} sample(s) has passed`,
+        probeIds: [r.id],
+      },
+    );
   d.h.lineScore = lineScore;
   trackTrend(d, r, lineScore);
   const confirming = d.h.reprobe?.sampleId === r.sampleId;
@@ -237,10 +270,21 @@ function applyProbe(d: Draft, r: HealthProbe, lineScore: number, intervalMs: num
       }
       return;
     }
+    case "unprobed":
+      return; // not reached: the first result started probation above
     case "probation": {
       if (outcome === "pass") {
-        const next = { ...before, stagePasses: before.stagePasses + 1 };
+        const newLine = before.newLine && { passed: [...new Set([...before.newLine.passed, r.sampleId])] };
+        const next = { ...before, stagePasses: before.stagePasses + 1, ...(newLine ? { newLine } : {}) };
         setService(d, next, d.cause);
+        if (newLine && sampleIds.every((id) => newLine.passed.includes(id))) {
+          completeProbation(d, {
+            reason: "probation_complete",
+            detail: `new line: each of its ${sampleIds.length} sample(s) passed`,
+            probeIds: [...d.h.passStreak],
+          });
+          return;
+        }
         stepProbation(d, next);
         return;
       }
@@ -454,7 +498,7 @@ function applyLive(d: Draft, suspect: boolean, reason: string, probeIds: string[
   const op = servicePhase(d.h);
   const held = d.now - since >= d.policy.liveConfirmMs;
   const cause: Cause = { reason: "live_evidence", detail: reason, probeIds: [...probeIds, ...d.h.failStreak] };
-  if (op.state === "probation" || ((op.state === "healthy" || op.state === "degraded") && held)) {
+  if (op.state === "probation" || op.state === "unprobed" || ((op.state === "healthy" || op.state === "degraded") && held)) {
     enterCooldown(d, { ...cause, detail: `${reason}; failing for ${round1((d.now - since) / 1000)} s` });
   }
 }

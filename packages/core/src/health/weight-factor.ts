@@ -65,8 +65,13 @@ export function targetFactor(phase: ServicePhase, h: Health, policy: HealthPolic
       return 0;
     case "probation":
       return roundFactor(policy.probationSteps[phase.stage] ?? 1);
+    case "unprobed":
+      return unprobedFactor(policy);
   }
 }
+
+/** A line no probe has judged: the first probation share (docs/health.md#new-lines), never full weight. */
+export const unprobedFactor = (policy: Pick<HealthPolicy, "probationSteps">): number => roundFactor(policy.probationSteps[0] ?? 1);
 
 /** Anti-flap: a factor goes down at once, and up only once the hold is over. */
 export function heldFactor(current: number, target: number, holdUntil: number | null, now: number): number {

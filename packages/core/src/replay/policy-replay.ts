@@ -9,6 +9,7 @@ import {
   type HealthState,
   initialHealth,
   lineStatus,
+  newLineHealth,
   nextTickAt,
   transition,
   weightFactor,
@@ -93,7 +94,11 @@ export class PolicyReplay {
     for (const line of sorted) {
       const policy = setup.policies.get(line.id);
       if (!policy) throw new Error(`no policy for line ${line.id}`);
-      const health = initialHealth(setup.from, line.adminState);
+      // A line registered within the replay starts as it did: unprobed (docs/health.md#new-lines).
+      const health =
+        line.createdAt !== undefined && line.createdAt >= setup.from
+          ? newLineHealth(setup.from, line.adminState, policy)
+          : initialHealth(setup.from, line.adminState);
       const status = lineStatus(line.adminState, health, policy, setup.from);
       this.lines.set(line.id, {
         line,
@@ -176,7 +181,11 @@ export class PolicyReplay {
     // The score picks the window's results as lineScore does; this only keeps the list short.
     run.window.trim(now);
     const score = run.window.score(now);
-    this.step(run, transition(run.health, probeEventOf(row, score ?? row.score, run.line.intervalMs ?? null), run.policy, now), now);
+    this.step(
+      run,
+      transition(run.health, probeEventOf(row, score ?? row.score, run.line.intervalMs ?? null, run.line.sampleIds), run.policy, now),
+      now,
+    );
   }
 
   private step(run: LineRun, next: ReturnType<typeof transition>, now: number): void {

@@ -52,7 +52,12 @@ export function rescore(row: ReplayResult, scoring: ReplayScoring | null): Repla
  * The health event a stored result is to the state machine; `lineScore` as the live path computes it,
  * `intervalMs` the line's probe interval (null: the default the machine assumes).
  */
-export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: number | null = null): HealthEvent {
+export function probeEventOf(
+  row: ReplayResult,
+  lineScore: number,
+  intervalMs: number | null = null,
+  sampleIds?: readonly string[],
+): HealthEvent {
   // As live: a fingerprint answer teaches no length anchor, and its track steps (its verdict is the
   // stored one, already in `passed`).
   const base = {
@@ -65,6 +70,10 @@ export function probeEventOf(row: ReplayResult, lineScore: number, intervalMs: n
     contentLength: row.contentLength,
   };
   const result = row.fingerprint ? { ...base, fingerprint: row.fingerprint } : base;
-  // Once per result: two literals, not a spread.
+  // Once per result: literals, not spreads.
+  if (sampleIds !== undefined)
+    return intervalMs === null
+      ? { type: "probe", result, lineScore, sampleIds }
+      : { type: "probe", result, lineScore, intervalMs, sampleIds };
   return intervalMs === null ? { type: "probe", result, lineScore } : { type: "probe", result, lineScore, intervalMs };
 }

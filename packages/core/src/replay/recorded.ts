@@ -32,11 +32,21 @@ function weightsOf(e: RecordedEvent, idByName: ReadonlyMap<string, string>): Map
 
 /**
  * Where lines and routes stood when the range starts: the latest state change, weight change and
- * table publication before it (the caller reads those). Lines with none are healthy at full weight.
+ * table publication before it (the caller reads those). Lines with none are healthy at full weight,
+ * except a line registered within the range (`from` given): it started unprobed at `newLineFactor`
+ * of its own (docs/health.md#new-lines).
  */
-export function recordedStart(before: readonly RecordedEvent[], lines: readonly ReplayLine[]): TimelineStart {
+export function recordedStart(
+  before: readonly RecordedEvent[],
+  lines: readonly ReplayLine[],
+  newLines?: { from: number; factorOf: (lineId: string) => number },
+): TimelineStart {
   const idByName = new Map(lines.map((l) => [l.name, l.id]));
   const state = new Map<string, { state: HealthState; factor: number }>();
+  if (newLines)
+    for (const l of lines)
+      if (l.createdAt !== undefined && l.createdAt >= newLines.from)
+        state.set(l.id, { state: "unprobed", factor: newLines.factorOf(l.id) });
   const tables = new Map<string, { mode: TableMode; weights: Map<string, number> }>();
   for (const e of [...before].sort((a, b) => a.at - b.at)) {
     if (e.lineId !== null) {

@@ -16,6 +16,10 @@ export interface ReplayLine {
   protocol?: string;
   /** The line's probe interval (ms), as the live path gives it to the health machine; absent: the default. */
   intervalMs?: number;
+  /** When the line was registered (ms): one registered within the replay starts unprobed, as it did (docs/health.md#new-lines). */
+  createdAt?: number;
+  /** The samples that apply to the line, as the live path gives them to the health machine (a new line's probation). */
+  sampleIds?: readonly string[];
 }
 
 export interface ReplayRoute {

@@ -48,9 +48,13 @@ export type LineKey<L extends TableLine> = (line: L) => string;
 
 const weightKey: LineKey<TableLine> = (l) => `${l.lineId}=${l.weight}`;
 
-/** A published line's identity for routers: weight and how to reach it; its shown state alone is not a new version. */
+/**
+ * A published line's identity for routers: weight and how to reach it; its shown state alone is not a
+ * new version, except whether a probe has judged it: lines leaving `unprobed` together keep their
+ * relative weights, and the table must not go on showing them unprobed (docs/health.md#new-lines).
+ */
 export const publishedLineKey: LineKey<PublishedLine> = (l) =>
-  JSON.stringify([l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials]);
+  JSON.stringify([l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials, l.state === "unprobed"]);
 
 /** Identity of a table's content: mode and its lines' keys, whatever the line order. */
 export function tableKey<L extends TableLine>(t: { mode: TableMode; lines: readonly L[] }, lineKey: LineKey<L> = weightKey): string {

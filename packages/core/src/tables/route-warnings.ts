@@ -2,7 +2,7 @@
 import type { AdminState, Tier } from "../types";
 
 export interface RouteWarning {
-  code: "no_lines" | "all_free" | "max_share_unreachable" | "free_cap_unreachable";
+  code: "no_lines" | "all_free" | "unprobed" | "max_share_unreachable" | "free_cap_unreachable";
   message: string;
 }
 
@@ -12,7 +12,21 @@ export interface WarningMember {
   adminState?: AdminState;
   /** A route's lines of one protocol are all its clients of that protocol get (compute-table.ts). */
   protocol?: string;
+  name?: string;
+  /**
+   * No probe has judged the line (docs/health.md#new-lines): `no_sample`, no sample applies to it, so
+   * it is never probed; `pending`, its first results have not come. Absent: judged.
+   */
+  unprobed?: "no_sample" | "pending";
 }
+
+/** Whether a line is unprobed, and why: from its state and how many samples apply to it. */
+export function unprobedKind(state: string, applicableSamples: number): WarningMember["unprobed"] {
+  if (applicableSamples === 0) return "no_sample";
+  return state === "unprobed" ? "pending" : undefined;
+}
+
+const names = (ms: readonly WarningMember[]): string => ms.map((m) => m.name ?? "?").join(", ");
 
 export function routeWarnings(members: readonly WarningMember[], opts: { freeShareCap?: number } = {}): RouteWarning[] {
   const active = members.filter((m) => (m.adminState ?? "active") === "active");
@@ -37,6 +51,19 @@ export function routeWarnings(members: readonly WarningMember[], opts: { freeSha
       });
     }
   }
+  // Lines nobody has judged carry the probation share like any new line; one no sample applies to never leaves it.
+  const noSample = active.filter((m) => m.unprobed === "no_sample");
+  if (noSample.length > 0)
+    warnings.push({
+      code: "unprobed",
+      message: `no sample applies to ${names(noSample)}: never probed, unprobed at the probation share; add a sample of its protocol for this route`,
+    });
+  const pending = active.filter((m) => m.unprobed === "pending");
+  if (pending.length > 0)
+    warnings.push({
+      code: "unprobed",
+      message: `${names(pending)} not judged by a probe yet: unprobed at the probation share until its first results`,
+    });
   if (active.reduce((a, m) => a + cap(m), 0) < 1 - 1e-9) {
     warnings.push({
       code: "max_share_unreachable",

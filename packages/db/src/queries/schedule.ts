@@ -1,6 +1,7 @@
 import {
   type FingerprintTrack,
   type LengthTrack,
+  OFFSET_SLACK_MS,
   parseFingerprintTrack,
   parseLengthTrack,
   parseShapeTrack,
@@ -18,6 +19,8 @@ export interface ScheduleRow {
   sampleId: string;
   nextAt: Date;
   trigger: string;
+  /** Where in its interval the pair probes (core's slots.ts); null: a row stored before phases. */
+  phase: number | null;
 }
 
 export async function listSchedule(db: Db): Promise<ScheduleRow[]> {
@@ -27,18 +30,32 @@ export async function listSchedule(db: Db): Promise<ScheduleRow[]> {
       sampleId: probeSchedule.sampleId,
       nextAt: probeSchedule.nextAt,
       trigger: probeSchedule.trigger,
+      phase: probeSchedule.phase,
     })
     .from(probeSchedule);
 }
 
-/** Which (line, sample) pairs have a schedule row: what reconciling needs, without the rest of the row. */
-export async function listScheduleKeys(db: Db): Promise<{ lineId: string; sampleId: string }[]> {
-  return db.select({ lineId: probeSchedule.lineId, sampleId: probeSchedule.sampleId }).from(probeSchedule);
+/** Which (line, sample) pairs have a schedule row, and whether it has its phase: what reconciling needs. */
+export async function listScheduleKeys(db: Db): Promise<{ lineId: string; sampleId: string; phase: number | null }[]> {
+  return db.select({ lineId: probeSchedule.lineId, sampleId: probeSchedule.sampleId, phase: probeSchedule.phase }).from(probeSchedule);
 }
 
-export async function insertScheduleRows(db: Db, rows: { lineId: string; sampleId: string; nextAt: Date }[]): Promise<void> {
+export async function insertScheduleRows(
+  db: Db,
+  rows: { lineId: string; sampleId: string; nextAt: Date; phase?: number | null }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await db.insert(probeSchedule).values(rows).onConflictDoNothing();
+}
+
+/** Give rows stored before phases their phase (one statement); their next slot moves there when they are next handed back. */
+export async function setSchedulePhases(db: Db, rows: { lineId: string; sampleId: string; phase: number }[]): Promise<void> {
+  if (rows.length === 0) return;
+  const param = jsonRowsParam(rows.map((r) => ({ line_id: r.lineId, sample_id: r.sampleId, phase: r.phase })));
+  await db.execute(sql`
+    update ${probeSchedule} as s set phase = v.phase
+    from jsonb_to_recordset(${param}::jsonb) as v(line_id uuid, sample_id uuid, phase double precision)
+    where s.line_id = v.line_id and s.sample_id = v.sample_id and s.phase is null`);
 }
 
 export async function deleteScheduleRow(db: Db, lineId: string, sampleId: string): Promise<void> {
@@ -89,9 +106,9 @@ export async function claimDueProbesWithContext(
         order by next_at
         limit ${limit}
         for update skip locked)
-      returning line_id, sample_id, next_at, trigger, regular_at, fast_until)
+      returning line_id, sample_id, next_at, trigger, phase, regular_at, fast_until)
     select coalesce(json_agg(json_build_object(
-      'lineId', c.line_id, 'sampleId', c.sample_id, 'nextAt', c.next_at, 'trigger', c.trigger,
+      'lineId', c.line_id, 'sampleId', c.sample_id, 'nextAt', c.next_at, 'trigger', c.trigger, 'phase', c.phase,
       'newestResultAt', (select max(r.started_at) from ${probeResults} r where r.line_id = c.line_id and r.sample_id = c.sample_id),
       'fast', coalesce(c.fast_until > ${now.toISOString()}::timestamptz and coalesce(h.state, 'healthy') <> 'cooldown', false),
       'regularAt', c.regular_at,
@@ -105,6 +122,7 @@ export async function claimDueProbesWithContext(
     sampleId: string;
     nextAt: string;
     trigger: string;
+    phase: number | null;
     newestResultAt: string | null;
     fast: boolean;
     regularAt: string | null;
@@ -118,6 +136,7 @@ export async function claimDueProbesWithContext(
     sampleId: r.sampleId,
     nextAt: new Date(r.nextAt),
     trigger: r.trigger,
+    phase: r.phase,
     newestResultAt: r.newestResultAt === null ? null : new Date(r.newestResultAt).getTime(),
     fast: r.fast,
     regularAt: r.regularAt === null ? null : new Date(r.regularAt).getTime(),
@@ -179,15 +198,23 @@ export async function completeClaims(db: Db, replica: string, items: ClaimComple
 
 /**
  * Core's `fast_probe_until` effect, applied: the line probes at the fast interval until `until`, and
- * its regular probes not yet claimed come forward by `pullInMs` (the normal interval less the fast
- * one), never into the past, so the first fast probe of each sample does not wait out a whole slot.
+ * each regular probe not yet claimed moves to its own next slot at the fast interval (at or after
+ * `now`: k · fastMs + its phase's offset, core's slotAtOrAfter), at most one fast interval away. Each
+ * sample keeps its place in the interval, so samples due within the saving are not pulled onto one
+ * slot, and none keeps a regular slot another's fast slot may share. A row without a phase keeps
+ * where its next_at sits within the fast interval.
  */
-export async function setFastProbing(db: Db, lineId: string, until: Date, now: Date, pullInMs: number): Promise<void> {
+export async function setFastProbing(db: Db, lineId: string, until: Date, now: Date, fastMs: number): Promise<void> {
+  const f = Math.max(1, Math.round(fastMs));
+  const nowMs = now.getTime();
+  // The row's offset within the fast interval (ms), then its first slot at or after now.
+  const fms = sql`${f}::numeric`;
+  // In float8 with the same slack, as core's slotOffsetMs works it out: both put a phase on the same millisecond.
+  const offset = sql`least(floor(coalesce(phase, (mod(round(extract(epoch from next_at) * 1000), ${fms}) / ${fms})::float8) * ${f}::float8 + ${OFFSET_SLACK_MS}::float8), ${f - 1})::numeric`;
+  const slot = sql`(timestamptz 'epoch' + ((${offset}) + ceil((${nowMs}::numeric - (${offset})) / ${fms}) * ${fms}) * interval '1 millisecond')`;
   await db.execute(sql`
     update ${probeSchedule} set fast_until = ${until.toISOString()}::timestamptz,
-      next_at = case when trigger = 'schedule' and claimed_by is null
-        then greatest(${now.toISOString()}::timestamptz, next_at - ${Math.max(0, Math.round(pullInMs))} * interval '1 millisecond')
-        else next_at end
+      next_at = case when trigger = 'schedule' and claimed_by is null then ${slot} else next_at end
     where line_id = ${lineId}`);
 }
 
@@ -224,11 +251,18 @@ export async function releaseClaimsOf(db: Db, replica: string): Promise<number> 
  * (probes, and webhook deliveries) is due again now rather than when its lease ends. Replicas not heard from for a day are forgotten.
  * One statement; returns how many claims were released.
  */
-export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date, staleBefore: Date | null): Promise<number> {
+export async function heartbeatAndReleaseDead(
+  db: Db,
+  replica: string,
+  now: Date,
+  staleBefore: Date | null,
+  where: { host: string; pid: number } | null = null,
+): Promise<number> {
   const result = await db.execute(sql`
     with beat as (
-      insert into ${replicas} (id, heartbeat_at) values (${replica}, ${now.toISOString()}::timestamptz)
-      on conflict (id) do update set heartbeat_at = excluded.heartbeat_at
+      insert into ${replicas} (id, heartbeat_at, host, pid)
+      values (${replica}, ${now.toISOString()}::timestamptz, ${where?.host ?? null}, ${where?.pid ?? null}::int)
+      on conflict (id) do update set heartbeat_at = excluded.heartbeat_at, host = excluded.host, pid = excluded.pid
       returning id),
     forgotten as (
       delete from ${replicas} where heartbeat_at < ${new Date(now.getTime() - 86_400_000).toISOString()}::timestamptz and id <> ${replica}
@@ -247,6 +281,32 @@ export async function heartbeatAndReleaseDead(db: Db, replica: string, now: Date
       returning 1)
     select ((select count(*) from released) + (select count(*) from released_deliveries))::int as released,
       (select count(*) from beat)::int as beat, (select count(*) from forgotten)::int as forgotten`);
+  return executeRows<{ released: number }>(result)[0]?.released ?? 0;
+}
+
+/** The replicas that said they run on `host`, with their pids: whose process may be gone (restart-claims.ts). */
+export async function replicasOnHost(db: Db, host: string): Promise<{ id: string; pid: number | null; heartbeatAt: Date }[]> {
+  return db.select({ id: replicas.id, pid: replicas.pid, heartbeatAt: replicas.heartbeatAt }).from(replicas).where(eq(replicas.host, host));
+}
+
+/**
+ * Take over what replicas whose process is gone held: their probe and webhook claims are released
+ * and they are forgotten, in one statement. Returns how many claims were released.
+ */
+export async function releaseReplicas(db: Db, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const param = jsonRowsParam(ids.map((id) => ({ id })));
+  const result = await db.execute(sql`
+    with dead as (select id from jsonb_to_recordset(${param}::jsonb) as v(id text)),
+    released as (
+      update ${probeSchedule} set claimed_by = null, claimed_until = null
+      where claimed_by in (select id from dead) returning 1),
+    released_deliveries as (
+      update ${webhookDeliveries} set claimed_by = null, claimed_until = null
+      where status = 'pending' and claimed_by in (select id from dead) returning 1),
+    forgotten as (delete from ${replicas} where id in (select id from dead) returning 1)
+    select ((select count(*) from released) + (select count(*) from released_deliveries))::int as released,
+      (select count(*) from forgotten)::int as forgotten`);
   return executeRows<{ released: number }>(result)[0]?.released ?? 0;
 }
 

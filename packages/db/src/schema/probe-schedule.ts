@@ -1,4 +1,4 @@
-import { index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { doublePrecision, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { lines } from "./lines";
 import { samples } from "./samples";
 
@@ -16,6 +16,11 @@ export const probeSchedule = pgTable(
       .notNull()
       .references(() => samples.id, { onDelete: "cascade" }),
     nextAt: timestamp("next_at", { withTimezone: true, mode: "date" }).notNull(),
+    /**
+     * Where in its interval the pair probes, a fraction in [0, 1) (core's slots.ts): fast probing and
+     * the regular cadence after it keep it. Null: a row stored before phases (its next_at's place).
+     */
+    phase: doublePrecision("phase"),
     /** Why the next probe is due: `schedule`, or `confirm` (a confirming re-probe after a failure). */
     trigger: text("trigger").notNull().default("schedule"),
     /** While a confirming re-probe is due: the regular slot it stands in front of, kept so the cadence holds. */

@@ -74,6 +74,7 @@ const TONE_COLORS: Record<ScoreTone, string> = {
   degraded: "--degraded",
   down: "--cooldown",
   recovering: "--probation",
+  unjudged: "--unprobed",
   off: "--muted",
 };
 /** A score's colour as the tables show it (core scoreTone): by its value while the line is healthy, else by the line's tone. */

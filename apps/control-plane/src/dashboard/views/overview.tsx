@@ -13,7 +13,7 @@ import {
 import { ago, iso, percent, remaining, scoreClass, scriptJson, share } from "./format";
 import { type FormState, LineForm, SampleForm } from "./forms";
 
-const STATE_ORDER: HealthState[] = ["cooldown", "degraded", "probation", "healthy", "drained", "disabled"];
+const STATE_ORDER: HealthState[] = ["cooldown", "degraded", "unprobed", "probation", "healthy", "drained", "disabled"];
 
 export const StateBadge: FC<{ state: string }> = ({ state }) => <span class={`badge st-${state}`}>{state}</span>;
 

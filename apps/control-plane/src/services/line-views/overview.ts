@@ -1,6 +1,7 @@
 // The dashboard's overview, read once for every viewer: every line's status, trend and live cell, the
 // routes' tables as shares, the timeline and the samples.
 import {
+  applicableSamples,
   DEFAULT_LIVE_WINDOWS,
   type HealthState,
   type LineStatus,
@@ -15,6 +16,7 @@ import {
   type StatusTone,
   summarizeLive,
   summedLineScore,
+  unprobedKind,
 } from "@linewatch/core";
 import {
   dashboardFingerprint,
@@ -47,7 +49,7 @@ const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
 const LATE_SLACK_MS = 60_000;
 
 /** Worst first: what an operator must look at is at the top of every per-line panel. */
-const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, probation: 2, healthy: 3, drained: 4, disabled: 5 };
+const SEVERITY: Record<HealthState, number> = { cooldown: 0, degraded: 1, unprobed: 2, probation: 3, healthy: 4, drained: 5, disabled: 6 };
 
 export interface LineView {
   id: string;
@@ -296,7 +298,7 @@ export class OverviewData {
 
     const routes = [...snapshot.routes.values()]
       .sort((a, b) => a.name.localeCompare(b.name))
-      .map((r) => routeView(r, [...snapshot.lines.values()], lines, this.engine.publisher.view(r.name)));
+      .map((r) => routeView(r, [...snapshot.lines.values()], lines, this.engine.publisher.view(r.name), [...snapshot.samples.values()]));
     const names = new Map(lines.map((l) => [l.id, l.name]));
     const counts: Partial<Record<HealthState, number>> = {};
     for (const l of lines) counts[l.state] = (counts[l.state] ?? 0) + 1;
@@ -375,7 +377,7 @@ function lineCharts(
 }
 
 /** A route's table as shares, with every member line (the ones the table leaves out at weight 0 too) and its warnings. */
-function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], table: RouteTable | null): RouteView {
+function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], table: RouteTable | null, samples: Sample[]): RouteView {
   const byId = new Map(lines.map((l) => [l.id, l]));
   const memberLines = all.filter((l) => l.routes.some((m) => m.route === route.name));
   const members = memberLines
@@ -384,7 +386,7 @@ function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], tab
       name: l.name,
       tier: l.tier,
       protocol: l.protocol,
-      state: byId.get(l.id)?.state ?? "healthy",
+      state: byId.get(l.id)?.state ?? "unprobed",
       baseWeight: l.routes.find((m) => m.route === route.name)?.weight ?? 0,
       weight: table?.lines.find((t) => t.id === l.id)?.weight ?? 0,
     }))
@@ -396,7 +398,13 @@ function routeView(route: CachedRoute, all: CachedLine[], lines: LineView[], tab
     mode: table?.mode ?? null,
     freeShareCap: route.freeShareCap,
     onAllDown: route.onAllDown,
-    warnings: routeWarnings(memberLines, { freeShareCap: route.freeShareCap }).map((w) => w.message),
+    warnings: routeWarnings(
+      memberLines.map((l) => {
+        const kind = unprobedKind(byId.get(l.id)?.state ?? "unprobed", applicableSamples(l, samples).length);
+        return kind ? { ...l, unprobed: kind } : l;
+      }),
+      { freeShareCap: route.freeShareCap },
+    ).map((w) => w.message),
     members,
   };
 }
