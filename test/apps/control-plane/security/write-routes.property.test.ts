@@ -394,8 +394,15 @@ describe("random JSON at every write route", () => {
           // Header values are secrets (issue 15 item 3): an accepted line never echoes one back.
           const sent = b.kind === "json" && b.value && typeof b.value === "object" ? (b.value as { headers?: unknown }).headers : undefined;
           if (res.status < 300 && sent && typeof sent === "object") {
+            // A value the body also sends in a field of its own (a header "openai-chat" beside protocol
+            // "openai-chat") is rightly in the answer: the fuzz draws header values from the same words.
+            const own = new Set(
+              Object.entries(b.value as Record<string, unknown>)
+                .filter(([k, x]) => k !== "headers" && typeof x === "string")
+                .map(([, x]) => x),
+            );
             for (const v of Object.values(sent))
-              if (typeof v === "string" && v.length >= 6) expect(text, what).not.toContain(JSON.stringify(v));
+              if (typeof v === "string" && v.length >= 6 && !own.has(v)) expect(text, what).not.toContain(JSON.stringify(v));
           }
         }),
         { numRuns: RUNS, endOnFailure: true },
