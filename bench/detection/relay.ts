@@ -258,7 +258,7 @@ function usage(): void {
   }
   const probes = (xs: Array<number | null>) => {
     const hit = xs.filter((x): x is number => x !== null);
-    return `${hit.length}/${xs.length} caught; probes to the first failed usage check: ${hit.length ? `max ${Math.max(...hit)}, mean ${(hit.reduce((a, x) => a + x, 0) / hit.length).toFixed(2)}` : "-"}`;
+    return `${hit.length}/${xs.length} caught; probes to the first failed usage check: ${hit.length ? `max ${Math.max(...hit)}, mean ${(hit.reduce((a, x) => a + x, 0) / hit.length).toFixed(2)}` : "-"} (per seed ${xs.map((x) => x ?? "-").join(", ")})`;
   };
   console.log(`\n## usage ×1.2 from a moment on (${SEEDS} seeds); honest lines differing by ±2 tokens\n`);
   console.log(`- free line (2 paid peers): ${probes(ds)} (goal ≤ 2)`);

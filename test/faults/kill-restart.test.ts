@@ -55,7 +55,7 @@ beforeAll(async () => {
       name: "fp-number",
       protocol: "openai-chat",
       request: {
-        messages: [{ role: "user", content: "Pick a random number between 1 and 10. Answer with the number only." }],
+        messages: [{ role: "user", content: "Pick a random number between 1 and 10. Answer with the number only, and no other text." }],
         max_tokens: 8,
         temperature: 0,
       },

@@ -33,9 +33,9 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
   {
     id: "fp-number-10",
     phrasings: [
-      "Pick a random number between 1 and 10. Answer with the number only.",
+      "Pick a random number between 1 and 10. Answer with the number only, and no other text.",
       "Choose a number from 1 to 10 at random and reply with just that number.",
-      "Think of a random whole number from 1 to 10. Write only the number.",
+      "Think of a random whole number from 1 to 10, inclusive. Write only the number, nothing else.",
     ],
     form: "number",
     maxTokens: 8,
@@ -45,8 +45,8 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
   {
     id: "fp-number-100",
     phrasings: [
-      "Pick a random number between 1 and 100. Reply with the number only.",
-      "Give me a random integer from 1 to 100, just the number.",
+      "Pick a random number between 1 and 100. Reply with the number only, and no other text.",
+      "Give me a random integer from 1 to 100, inclusive. Respond with just the number and nothing else.",
       "Name a number between 1 and 100, chosen at random. Only the number, please.",
     ],
     form: "number",
@@ -57,8 +57,8 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
   {
     id: "fp-number-es",
     phrasings: [
-      "Elige un número al azar entre 1 y 50. Responde solo con el número.",
-      "Dime un número aleatorio del 1 al 50. Solo el número.",
+      "Elige un número al azar entre 1 y 50, sin pensarlo mucho. Responde solo con el número.",
+      "Dime un número aleatorio del 1 al 50, el primero que se te ocurra. Solo el número, por favor.",
       "Escoge al azar un número entre 1 y 50 y escribe únicamente ese número.",
     ],
     form: "number",
@@ -109,8 +109,8 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
     id: "fp-animal",
     phrasings: [
       "If you were an animal, which one would you be? Answer with one word.",
-      "Which animal do you identify with most? Reply with a single word.",
-      "Name the animal that best describes you, in one word.",
+      "Which animal do you identify with most? Reply with a single word, just the animal's name.",
+      "Name the animal that best describes your personality. Answer in one word, only the animal.",
     ],
     form: "word",
     maxTokens: 8,
@@ -121,9 +121,9 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
   {
     id: "fp-creator",
     phrasings: [
-      "Which company created you? Answer with the company name only.",
-      "Who developed you? Reply with just the organisation's name.",
-      "Name the company that trained you, nothing else.",
+      "Which company created you? Please answer with the name of the company only, nothing else.",
+      "Who developed you? Reply with just the name of the organisation that built you, nothing more.",
+      "Name the company that trained the language model you run on. Nothing else, just the name.",
     ],
     form: "word",
     maxTokens: 8,
@@ -134,9 +134,9 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
   {
     id: "fp-ocean-word",
     phrasings: [
-      "Describe the ocean in one word.",
-      "Give a single word that describes the sea.",
-      "One word for the ocean, please: just the word.",
+      "If you had to describe the ocean in a single word, which word would you choose? Just the word.",
+      "Give me a single word that describes the sea better than any other. Reply with only that word.",
+      "What one word best sums up the ocean for you? Please answer with just the word, nothing else.",
     ],
     form: "word",
     maxTokens: 8,
@@ -147,8 +147,8 @@ export const FINGERPRINT_BANK: readonly FingerprintPrompt[] = [
     id: "fp-coffee-word",
     phrasings: [
       "What is the first word that comes to mind after 'coffee'? Answer with one word.",
-      "Word association: coffee. Reply with one word.",
-      "Say the first word you associate with coffee. Only that word.",
+      "Quick word association game: coffee. Reply with the first word you think of, nothing else.",
+      "Say the first word you associate with coffee. Only that word, with no explanation.",
     ],
     form: "word",
     maxTokens: 8,
