@@ -35,3 +35,21 @@ export async function stopControlPlane(proc: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** A request to a bench's control plane with a token; a 4xx or 5xx throws with its body. */
+export async function controlPlaneRequest(
+  url: string,
+  path: string,
+  init: { method?: string; json?: unknown; token: string },
+): Promise<Response> {
+  const res = await fetch(`${url}${path}`, {
+    method: init.method ?? "GET",
+    headers: {
+      authorization: `Bearer ${init.token}`,
+      ...(init.json === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
+  if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
+  return res;
+}

@@ -60,7 +60,7 @@ import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
 import { benchArgs } from "../args";
 import { nodeArgsFor } from "../bundle";
-import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
+import { controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -177,17 +177,8 @@ async function startFloor(answer: { body: string; etag: string; token: string })
   };
 }
 
-async function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
-  const res = await fetch(`${url}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`,
-      ...(init.json === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
-  return res;
+function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
+  return controlPlaneRequest(url, path, { ...init, token: init.token ?? ADMIN_TOKEN });
 }
 
 const cpuMs = (pid: number) => {

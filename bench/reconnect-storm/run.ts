@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { benchArgs } from "../args";
 import { nodeArgsFor } from "../bundle";
-import { controlPlaneUrl, stopControlPlane } from "../control-plane-process";
+import { controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -129,17 +129,8 @@ async function startControlPlane(dir: string, databaseUrl: string): Promise<Cont
   };
 }
 
-async function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
-  const res = await fetch(`${url}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      authorization: `Bearer ${init.token ?? ADMIN_TOKEN}`,
-      ...(init.json === undefined ? {} : { "content-type": "application/json" }),
-    },
-    body: init.json === undefined ? undefined : JSON.stringify(init.json),
-  });
-  if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
-  return res;
+function api(url: string, path: string, init: { method?: string; json?: unknown; token?: string } = {}): Promise<Response> {
+  return controlPlaneRequest(url, path, { ...init, token: init.token ?? ADMIN_TOKEN });
 }
 
 /** Route `chat` with 10 lines (keys set) and a router token. */
