@@ -45,10 +45,14 @@ describe.skipIf(!canRunPrivatePostgres())("PostgreSQL outage of 20 s", () => {
       return rows.length === LINES.length * 4 && rows.every((r) => r.at !== null);
     }, 60_000);
     // Each line in service once its samples' results are applied (docs/health.md#new-lines).
+    let states: string[] = [];
     const before = await eventually(async () => {
       const t = await getTable(cp, "chat");
+      states = t.body?.lines.map((l) => l.state) ?? [];
       return t.body?.lines.every((l) => l.state === "healthy") ? t : undefined;
-    }, 30_000);
+    }, 30_000).catch((error: unknown) => {
+      throw new Error(`lines not in service: ${states.join(", ")}; ${String(error)}`);
+    });
     expect(before.status).toBe(200);
     expect(before.body!.lines.map((l) => l.state)).toEqual(["healthy", "healthy", "healthy", "healthy"]);
     // The new lines' events (first probe, probation complete, tables) are written as their results are

@@ -48,13 +48,27 @@ export type LineKey<L extends TableLine> = (line: L) => string;
 
 const weightKey: LineKey<TableLine> = (l) => `${l.lineId}=${l.weight}`;
 
+/** States that carry a share rather than the line's own weight: lines entering or leaving them together keep their relative weights. */
+const SHARE_STATES: ReadonlySet<string> = new Set(["unprobed", "probation"]);
+
 /**
  * A published line's identity for routers: weight and how to reach it; its shown state alone is not a
- * new version, except whether a probe has judged it: lines leaving `unprobed` together keep their
- * relative weights, and the table must not go on showing them unprobed (docs/health.md#new-lines).
+ * new version, except entering or leaving `unprobed` or `probation`: new lines judged together keep
+ * their relative weights, and the table must not go on showing them unprobed or on probation once they
+ * are in service (docs/tables.md#versions, docs/health.md#new-lines).
  */
 export const publishedLineKey: LineKey<PublishedLine> = (l) =>
-  JSON.stringify([l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials, l.state === "unprobed"]);
+  JSON.stringify([
+    l.lineId,
+    l.weight,
+    l.name,
+    l.tier,
+    l.protocol,
+    l.baseUrl,
+    l.model,
+    l.credentials,
+    SHARE_STATES.has(l.state) ? l.state : null,
+  ]);
 
 /** Identity of a table's content: mode and its lines' keys, whatever the line order. */
 export function tableKey<L extends TableLine>(t: { mode: TableMode; lines: readonly L[] }, lineKey: LineKey<L> = weightKey): string {

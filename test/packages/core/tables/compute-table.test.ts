@@ -214,6 +214,14 @@ describe("publishTableBy with publishedLineKey", () => {
       table: first,
     });
   });
+  it.each([
+    ["unprobed → probation", "unprobed", "probation"],
+    ["probation → healthy", "probation", "healthy"],
+    ["healthy → probation", "healthy", "probation"],
+  ] as const)("a line going %s at the same weight is (new lines judged together keep their shares)", (_, from, to) => {
+    const at = publishTableBy(publishedLineKey, null, next(line({ state: from })), 1000).table;
+    expect(publishTableBy(publishedLineKey, at, next(line({ state: to })), 2000)).toMatchObject({ changed: true, table: { version: 2 } });
+  });
   it("after a stored version it cannot read, the next version follows it", () => {
     const r = publishTableBy(publishedLineKey, 7, next(line()), 2000);
     expect(r.table.version).toBe(8);
