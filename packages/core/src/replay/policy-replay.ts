@@ -15,12 +15,24 @@ import {
   weightFactor,
 } from "../health/index";
 import { LINE_SCORE_WINDOW_MS } from "../scoring/line-score";
-import { type ComputedTable, computeTable, type PublishedTable, publishTable, type TableMember } from "../tables/index";
+import {
+  type ComputedTable,
+  computeTable,
+  type PublishedTable,
+  publishTableBy,
+  type TableLine,
+  type TableMember,
+  versionedState,
+} from "../tables/index";
 import { type BadEpisode, BadEpisodeTracker } from "./bad-episodes";
 import { MinHeap } from "./min-heap";
 import { probeEventOf, type ReplayResult, type ReplayScoring, rescore } from "./probe-event";
 import { ScoreWindow } from "./score-window";
 import { type ReplayLine, type ReplayRoute, TimelineBuilder, type TimelineSummary } from "./timeline";
+
+/** A table line with its state, so replay versions tables as live does (docs/tables.md#versions). */
+type StatedLine = TableLine & { state: string | undefined };
+const statedLineKey = (l: StatedLine) => `${l.lineId}=${l.weight}|${versionedState(l.state)}`;
 
 export interface ReplaySetup {
   from: number;
@@ -69,7 +81,7 @@ const byTick = (a: { at: number; lineId: string }, b: { at: number; lineId: stri
 
 export class PolicyReplay {
   private readonly lines = new Map<string, LineRun>();
-  private readonly tables = new Map<string, PublishedTable>();
+  private readonly tables = new Map<string, PublishedTable<StatedLine>>();
   private readonly routeOf = new Map<string, ReplayRoute>();
   private readonly membersOf = new Map<string, ReplayLine[]>();
   private readonly pending = new MinHeap<Pending>(byFinish);
@@ -113,7 +125,7 @@ export class PolicyReplay {
     const startTables = new Map<string, { mode: ComputedTable["mode"]; weights: Map<string, number> }>();
     for (const route of setup.routes) {
       const computed = this.compute(route.name);
-      const published = publishTable(null, computed, setup.from);
+      const published = publishTableBy(statedLineKey, null, this.stated(computed), setup.from);
       this.tables.set(route.name, published.table);
       startTables.set(route.name, { mode: computed.mode, weights: new Map(computed.lines.map((l) => [l.lineId, l.weight])) });
     }
@@ -209,11 +221,16 @@ export class PolicyReplay {
     for (const m of [...run.line.routes].map((r) => r.route).sort()) {
       const prev = this.tables.get(m);
       if (!prev) continue;
-      const published = publishTable(prev, this.compute(m), now, { reason, probeIds: [] });
+      const published = publishTableBy(statedLineKey, prev, this.stated(this.compute(m)), now, { reason, probeIds: [] });
       this.tables.set(m, published.table);
       if (published.changed)
         this.timeline.table(m, now, published.table.mode, new Map(published.table.lines.map((l) => [l.lineId, l.weight])), true);
     }
+  }
+
+  /** A computed table's lines with their states now, for versioning as live. */
+  private stated(t: ComputedTable): ComputedTable<StatedLine> {
+    return { ...t, lines: t.lines.map((l) => ({ ...l, state: this.lines.get(l.lineId)?.state })) };
   }
 
   /** The route's table from its members' current factors, as the publisher builds it. */

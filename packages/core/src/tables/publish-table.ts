@@ -51,6 +51,11 @@ const weightKey: LineKey<TableLine> = (l) => `${l.lineId}=${l.weight}`;
 /** States that carry a share rather than the line's own weight: lines entering or leaving them together keep their relative weights. */
 const SHARE_STATES: ReadonlySet<string> = new Set(["unprobed", "probation"]);
 
+/** What of a line's state makes a new version (live and replay alike): which share state it is in, if any. */
+export function versionedState(state: string | undefined): string | null {
+  return state !== undefined && SHARE_STATES.has(state) ? state : null;
+}
+
 /**
  * A published line's identity for routers: weight and how to reach it; its shown state alone is not a
  * new version, except entering or leaving `unprobed` or `probation`: new lines judged together keep
@@ -58,17 +63,7 @@ const SHARE_STATES: ReadonlySet<string> = new Set(["unprobed", "probation"]);
  * are in service (docs/tables.md#versions, docs/health.md#new-lines).
  */
 export const publishedLineKey: LineKey<PublishedLine> = (l) =>
-  JSON.stringify([
-    l.lineId,
-    l.weight,
-    l.name,
-    l.tier,
-    l.protocol,
-    l.baseUrl,
-    l.model,
-    l.credentials,
-    SHARE_STATES.has(l.state) ? l.state : null,
-  ]);
+  JSON.stringify([l.lineId, l.weight, l.name, l.tier, l.protocol, l.baseUrl, l.model, l.credentials, versionedState(l.state)]);
 
 /** Identity of a table's content: mode and its lines' keys, whatever the line order. */
 export function tableKey<L extends TableLine>(t: { mode: TableMode; lines: readonly L[] }, lineKey: LineKey<L> = weightKey): string {
