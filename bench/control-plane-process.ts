@@ -53,3 +53,16 @@ export async function controlPlaneRequest(
   if (res.status >= 400) throw new Error(`${init.method ?? "GET"} ${path} → ${res.status} ${await res.text()}`);
   return res;
 }
+
+/** The control plane's memory and open sockets, asked over IPC (`bench/control-plane-scale/serve.ts` answers). */
+export function controlPlaneMemory(proc: ChildProcess): Promise<{ rss: number; heapUsed: number; sockets: number }> {
+  return new Promise((res) => {
+    const on = (m: { type: string; mem: NodeJS.MemoryUsage; sockets: number }) => {
+      if (m.type !== "mem") return;
+      proc.off("message", on);
+      res({ rss: m.mem.rss, heapUsed: m.mem.heapUsed, sockets: m.sockets });
+    };
+    proc.on("message", on);
+    proc.send({ type: "mem" });
+  });
+}

@@ -60,7 +60,7 @@ import { createSecretBox } from "../../apps/control-plane/src/secrets";
 import { TablePublisher } from "../../apps/control-plane/src/tables/publisher";
 import { benchArgs } from "../args";
 import { nodeArgsFor } from "../bundle";
-import { controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
+import { controlPlaneMemory, controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -138,16 +138,7 @@ async function startChild(env: Record<string, string>): Promise<Child> {
   });
   children.add(proc);
   const url = await controlPlaneUrl(proc, 120_000);
-  const mem = () =>
-    new Promise<{ rss: number; heapUsed: number; sockets: number }>((res) => {
-      const on = (m: { type: string; mem: NodeJS.MemoryUsage; sockets: number }) => {
-        if (m.type !== "mem") return;
-        proc.off("message", on);
-        res({ rss: m.mem.rss, heapUsed: m.mem.heapUsed, sockets: m.sockets });
-      };
-      proc.on("message", on);
-      proc.send({ type: "mem" });
-    });
+  const mem = () => controlPlaneMemory(proc);
   const stop = async () => {
     await stopControlPlane(proc);
     children.delete(proc);

@@ -33,7 +33,7 @@ import { fileURLToPath } from "node:url";
 import { Pool } from "undici";
 import { benchArgs } from "../args";
 import { nodeArgsFor } from "../bundle";
-import { controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
+import { controlPlaneMemory, controlPlaneRequest, controlPlaneUrl, stopControlPlane } from "../control-plane-process";
 import { scratchDatabase } from "../scratch-database";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -108,16 +108,7 @@ async function startControlPlane(dir: string, databaseUrl: string): Promise<Cont
   );
   children.add(proc);
   const url = await controlPlaneUrl(proc, 120_000);
-  const mem = () =>
-    new Promise<{ rss: number; heapUsed: number; sockets: number }>((res) => {
-      const on = (m: { type: string; mem: NodeJS.MemoryUsage; sockets: number }) => {
-        if (m.type !== "mem") return;
-        proc.off("message", on);
-        res({ rss: m.mem.rss, heapUsed: m.mem.heapUsed, sockets: m.sockets });
-      };
-      proc.on("message", on);
-      proc.send({ type: "mem" });
-    });
+  const mem = () => controlPlaneMemory(proc);
   return {
     url,
     pid: proc.pid!,
